@@ -1,0 +1,1 @@
+//! MongoDB-style filters (placeholder until the filter language lands).
