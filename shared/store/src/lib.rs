@@ -71,30 +71,14 @@ pub trait DocumentStore: Send + Sync + 'static {
 
     /// How many documents match `filter`, counting no further than `limit` when given
     /// (a trigger only needs to know whether a threshold is reached).
-    async fn count(
-        &self,
-        collection: &str,
-        filter: &Filter,
-        limit: Option<u64>,
-    ) -> Result<u64, StoreError>;
+    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError>;
 
     /// Sets the top-level fields of `set` (a JSON object) on the document keyed `id`, if it
     /// exists and matches `condition`. Returns whether it was changed. The key field cannot be set.
-    async fn update(
-        &self,
-        collection: &str,
-        id: &str,
-        condition: &Filter,
-        set: &Json,
-    ) -> Result<bool, StoreError>;
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError>;
 
     /// Deletes the document keyed `id` if it matches `condition`. Returns whether it did.
-    async fn delete(
-        &self,
-        collection: &str,
-        id: &str,
-        condition: &Filter,
-    ) -> Result<bool, StoreError>;
+    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError>;
 }
 
 /// Serializes a value into a [`Json`] document.
