@@ -6,7 +6,7 @@ use crate::function_spec::FunctionSpec;
 use crate::time::{iso, iso_opt};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// Collection names of `voting_db` (§2.7).
@@ -66,12 +66,22 @@ pub struct SocialTaskCoreData {
     pub duration: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub report_json: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub enable_live_streaming: bool,
+}
+
+/// Reads `null` as the field's default, as an absent key is read: an unset field is never
+/// stored as null (§2.1), so a null is an unset field.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 impl Entity for SocialTaskCoreData {}

@@ -17,24 +17,15 @@ pub struct FunctionSpec(pub Map<String, Value>);
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HookTarget<'a> {
     /// `mode: "function"`: a function registry entry.
-    Function {
-        function_id: &'a str,
-        parameters: &'a Value,
-    },
+    Function { function_id: &'a str, parameters: &'a Value },
     /// `mode: "dsl"`: a DSL workflow.
     Dsl { workflow_id: &'a str },
     /// `mode: "builtin"`: a rule shipped in this project.
-    Builtin {
-        name: &'a str,
-        parameters: &'a Value,
-    },
+    Builtin { name: &'a str, parameters: &'a Value },
     /// `mode: "http"`: a POST to a URL.
     Http { url: &'a str, parameters: &'a Value },
     /// `mode: "lambda"`: a synchronous AWS Lambda invoke.
-    Lambda {
-        function_name: &'a str,
-        parameters: &'a Value,
-    },
+    Lambda { function_name: &'a str, parameters: &'a Value },
 }
 
 impl HookTarget<'_> {
@@ -49,8 +40,7 @@ impl HookTarget<'_> {
     }
 }
 
-static EMPTY_OBJECT: std::sync::LazyLock<Value> =
-    std::sync::LazyLock::new(|| Value::Object(Map::new()));
+static EMPTY_OBJECT: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| Value::Object(Map::new()));
 
 impl FunctionSpec {
     /// `{}`: the hook is not configured.
@@ -58,9 +48,9 @@ impl FunctionSpec {
         self.0.is_empty()
     }
 
-    /// The spec's `parameters` (`{}` when absent).
+    /// The spec's `parameters` (`{}` when absent or null).
     pub fn parameters(&self) -> &Value {
-        self.0.get("parameters").unwrap_or(&EMPTY_OBJECT)
+        self.0.get("parameters").filter(|v| !v.is_null()).unwrap_or(&EMPTY_OBJECT)
     }
 
     /// Reads the spec. `Ok(None)` for `{}`; an error message (without the field path) when the
@@ -81,44 +71,24 @@ impl FunctionSpec {
         let id = |key: &str| -> Result<&str, String> {
             match self.0.get(key) {
                 Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.as_str()),
-                Some(Value::String(_)) => {
-                    Err(format!("{key} must not be empty for mode \"{mode}\""))
-                }
+                Some(Value::String(_)) => Err(format!("{key} must not be empty for mode \"{mode}\"")),
                 Some(_) => Err(format!("{key} must be a string")),
                 None => Err(format!("{key} is required for mode \"{mode}\"")),
             }
         };
         Ok(Some(match mode {
-            "function" => HookTarget::Function {
-                function_id: id("function_id")?,
-                parameters,
-            },
-            "dsl" => HookTarget::Dsl {
-                workflow_id: id("workflow_id")?,
-            },
-            "builtin" => HookTarget::Builtin {
-                name: id("name")?,
-                parameters,
-            },
+            "function" => HookTarget::Function { function_id: id("function_id")?, parameters },
+            "dsl" => HookTarget::Dsl { workflow_id: id("workflow_id")? },
+            "builtin" => HookTarget::Builtin { name: id("name")?, parameters },
             "http" => {
                 let url = id("url")?;
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(format!(
-                        "url must be an http:// or https:// URL, got {url:?}"
-                    ));
+                    return Err(format!("url must be an http:// or https:// URL, got {url:?}"));
                 }
                 HookTarget::Http { url, parameters }
             }
-            "lambda" => HookTarget::Lambda {
-                function_name: id("function_name")?,
-                parameters,
-            },
-            other => {
-                return Err(format!(
-                    "mode {other:?} is unknown (expected one of {})",
-                    MODES.join(", ")
-                ))
-            }
+            "lambda" => HookTarget::Lambda { function_name: id("function_name")?, parameters },
+            other => return Err(format!("mode {other:?} is unknown (expected one of {})", MODES.join(", "))),
         }))
     }
 }
@@ -135,13 +105,7 @@ mod tests {
     #[test]
     fn reads_each_mode() {
         let s = spec(json!({"mode": "builtin", "name": "plurality"}));
-        assert!(matches!(
-            s.target(),
-            Ok(Some(HookTarget::Builtin {
-                name: "plurality",
-                ..
-            }))
-        ));
+        assert!(matches!(s.target(), Ok(Some(HookTarget::Builtin { name: "plurality", .. }))));
         let s = spec(json!({"mode": "dsl", "workflow_id": "plurality-count:1.0"}));
         assert_eq!(s.target().unwrap().unwrap().mode(), "dsl");
         assert_eq!(spec(json!({})).target(), Ok(None));
@@ -153,13 +117,9 @@ mod tests {
         assert!(e.contains("telepathy"), "{e}");
         let e = spec(json!({"mode": "function"})).target().unwrap_err();
         assert!(e.contains("function_id is required"), "{e}");
-        let e = spec(json!({"mode": "http", "url": "ftp://x"}))
-            .target()
-            .unwrap_err();
+        let e = spec(json!({"mode": "http", "url": "ftp://x"})).target().unwrap_err();
         assert!(e.contains("url"), "{e}");
-        let e = spec(json!({"mode": "builtin", "name": "plurality", "parameters": 3}))
-            .target()
-            .unwrap_err();
+        let e = spec(json!({"mode": "builtin", "name": "plurality", "parameters": 3})).target().unwrap_err();
         assert!(e.contains("parameters"), "{e}");
     }
 

@@ -2,9 +2,7 @@
 //! `{"user_input": {...}, "addons": {...}}`. Typed and borrowed, so that an in-process rule reads
 //! the votes without copying them and a remote hook gets the exact JSON.
 
-use crate::entities::{
-    SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData, Vote,
-};
+use crate::entities::{SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData, Vote};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -55,27 +53,10 @@ pub struct HookInput<'a> {
 }
 
 impl<'a> HookInput<'a> {
-    /// Invitation creator (§4.2): task and subject spec.
-    pub fn invitation(
-        task: &'a SocialTaskCoreData,
-        subject_spec: &'a SocialChoiceSubjectSpecInput,
-    ) -> Self {
-        let mut addons = Map::new();
-        addons.insert(
-            "social_task_id".into(),
-            Value::String(task.social_task_id.clone()),
-        );
-        Self::new(
-            UserInput {
-                task,
-                subject_spec,
-                evaluation_spec: None,
-                vote_data: None,
-                votes: None,
-                winners: None,
-            },
-            addons,
-        )
+    /// Invitation creator (§4.2): task and subject spec, and no addons (§4 gives it none).
+    pub fn invitation(task: &'a SocialTaskCoreData, subject_spec: &'a SocialChoiceSubjectSpecInput) -> Self {
+        let addons = Map::new();
+        Self::new(UserInput { task, subject_spec, evaluation_spec: None, vote_data: None, votes: None, winners: None }, addons)
     }
 
     /// PQT (§4.3): one vote's `vote_data`, the voter in the addons.
@@ -87,10 +68,7 @@ impl<'a> HookInput<'a> {
         submitter_subject_id: &str,
     ) -> Self {
         let mut addons = Map::new();
-        addons.insert(
-            "submitter_subject_id".into(),
-            Value::String(submitter_subject_id.to_owned()),
-        );
+        addons.insert("submitter_subject_id".into(), Value::String(submitter_subject_id.to_owned()));
         Self::new(
             UserInput {
                 task,
@@ -113,19 +91,9 @@ impl<'a> HookInput<'a> {
         winners: Option<&'a [String]>,
     ) -> Self {
         let mut addons = Map::new();
-        addons.insert(
-            "social_task_id".into(),
-            Value::String(task.social_task_id.clone()),
-        );
+        addons.insert("social_task_id".into(), Value::String(task.social_task_id.clone()));
         Self::new(
-            UserInput {
-                task,
-                subject_spec,
-                evaluation_spec: Some(evaluation_spec),
-                vote_data: None,
-                votes: Some(votes),
-                winners,
-            },
+            UserInput { task, subject_spec, evaluation_spec: Some(evaluation_spec), vote_data: None, votes: Some(votes), winners },
             addons,
         )
     }

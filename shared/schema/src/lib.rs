@@ -12,6 +12,4 @@ pub use entities::*;
 pub use function_spec::{FunctionSpec, HookTarget};
 pub use hook_input::{Hook, HookInput, UserInput};
 pub use report::Report;
-pub use request::{
-    new_task_id, parse_create_request, parse_vote_request, FieldError, ValidationErrors,
-};
+pub use request::{new_task_id, parse_create_request, parse_vote_request, FieldError, ValidationErrors};

@@ -1,8 +1,6 @@
 //! `report_json` (§2.6), written by the evaluator when it finishes.
 
-use crate::entities::{
-    SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData,
-};
+use crate::entities::{SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData};
 use crate::time::iso;
 use chrono::{DateTime, Utc};
 use serde::Serialize;

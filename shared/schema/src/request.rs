@@ -45,10 +45,7 @@ impl fmt::Display for ValidationErrors {
 
 impl ValidationErrors {
     pub fn single(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self(vec![FieldError {
-            path: path.into(),
-            message: message.into(),
-        }])
+        Self(vec![FieldError { path: path.into(), message: message.into() }])
     }
 }
 
@@ -76,10 +73,7 @@ impl<'a> Reader<'a> {
 
     fn fail(&mut self, key: &str, message: impl Into<String>) {
         let path = self.path(key);
-        self.errors.push(FieldError {
-            path,
-            message: message.into(),
-        });
+        self.errors.push(FieldError { path, message: message.into() });
     }
 
     /// The value of a key; `null` counts as absent.
@@ -118,31 +112,21 @@ impl<'a> Reader<'a> {
     fn strings(&mut self, key: &str) -> Option<Vec<String>> {
         match self.required(key)? {
             Value::Array(items) => {
-                let out: Option<Vec<String>> = items
-                    .iter()
-                    .map(|i| i.as_str().map(str::to_owned))
-                    .collect();
+                let out: Option<Vec<String>> = items.iter().map(|i| i.as_str().map(str::to_owned)).collect();
                 if out.is_none() {
                     self.fail(key, "must be an array of strings");
                 }
                 out
             }
             other => {
-                self.fail(
-                    key,
-                    format!("must be an array of strings, got {}", kind(other)),
-                );
+                self.fail(key, format!("must be an array of strings, got {}", kind(other)));
                 None
             }
         }
     }
 
     fn datetime(&mut self, key: &str, required: bool) -> Option<DateTime<Utc>> {
-        let v = if required {
-            self.required(key)?
-        } else {
-            self.get(key)?
-        };
+        let v = if required { self.required(key)? } else { self.get(key)? };
         let parsed = parse_datetime(v);
         if parsed.is_none() {
             let shown = match v {
@@ -212,54 +196,29 @@ fn kind(v: &Value) -> &'static str {
 /// Parses a create request (§3.1) into the three documents, with `social_task_id` as their id.
 /// Request-side `social_task_id` and `job_id` are ignored; `report` defaults to `{}` and
 /// `enable_live_streaming` to `false`.
-pub fn parse_create_request(
-    body: &Value,
-    social_task_id: &str,
-) -> Result<TaskBundle, ValidationErrors> {
+pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBundle, ValidationErrors> {
     let Some(root) = body.as_object() else {
-        return Err(ValidationErrors::single(
-            "",
-            format!("Request body must be a JSON object, got {}", kind(body)),
-        ));
+        return Err(ValidationErrors::single("", format!("Request body must be a JSON object, got {}", kind(body))));
     };
     let sections = ["social_task", "subject_spec", "evaluation_spec"];
-    let missing: Vec<&str> = sections
-        .iter()
-        .copied()
-        .filter(|k| root.get(*k).is_none_or(Value::is_null))
-        .collect();
+    let missing: Vec<&str> = sections.iter().copied().filter(|k| root.get(*k).is_none_or(Value::is_null)).collect();
     if !missing.is_empty() {
-        return Err(ValidationErrors::single(
-            "",
-            format!("Missing required keys: {}", missing.join(", ")),
-        ));
+        return Err(ValidationErrors::single("", format!("Missing required keys: {}", missing.join(", "))));
     }
     let mut errors = Vec::new();
-    let section =
-        |name: &'static str, errors: &mut Vec<FieldError>| -> Option<&Map<String, Value>> {
-            let v = &root[name];
-            let m = v.as_object();
-            if m.is_none() {
-                errors.push(FieldError {
-                    path: name.into(),
-                    message: format!("must be an object, got {}", kind(v)),
-                });
-            }
-            m
-        };
-    let (t, s, e) = (
-        section("social_task", &mut errors),
-        section("subject_spec", &mut errors),
-        section("evaluation_spec", &mut errors),
-    );
+    let section = |name: &'static str, errors: &mut Vec<FieldError>| -> Option<&Map<String, Value>> {
+        let v = &root[name];
+        let m = v.as_object();
+        if m.is_none() {
+            errors.push(FieldError { path: name.into(), message: format!("must be an object, got {}", kind(v)) });
+        }
+        m
+    };
+    let (t, s, e) = (section("social_task", &mut errors), section("subject_spec", &mut errors), section("evaluation_spec", &mut errors));
     let id = social_task_id.to_owned();
 
     let task = t.and_then(|obj| {
-        let mut r = Reader {
-            obj,
-            prefix: "social_task",
-            errors: &mut errors,
-        };
+        let mut r = Reader { obj, prefix: "social_task", errors: &mut errors };
         let created_by_subject_id = r.string("created_by_subject_id");
         let created_by_subject_data = r.object("created_by_subject_data");
         let org_ids = r.strings("org_ids");
@@ -284,9 +243,7 @@ pub fn parse_create_request(
         if bad_live || r.get("scheduled_time").is_some() && scheduled_time.is_none() {
             return None;
         }
-        if r.get("duration").is_some() && duration.is_none()
-            || r.get("status").is_some() && status.is_none()
-        {
+        if r.get("duration").is_some() && duration.is_none() || r.get("status").is_some() && status.is_none() {
             return None;
         }
         Some(SocialTaskCoreData {
@@ -309,11 +266,7 @@ pub fn parse_create_request(
     });
 
     let subject_spec = s.and_then(|obj| {
-        let mut r = Reader {
-            obj,
-            prefix: "subject_spec",
-            errors: &mut errors,
-        };
+        let mut r = Reader { obj, prefix: "subject_spec", errors: &mut errors };
         let title = r.string("title");
         let description = r.string("description");
         let options = r.object("voting_options");
@@ -337,11 +290,7 @@ pub fn parse_create_request(
     });
 
     let evaluation_input = e.and_then(|obj| {
-        let mut r = Reader {
-            obj,
-            prefix: "evaluation_spec",
-            errors: &mut errors,
-        };
+        let mut r = Reader { obj, prefix: "evaluation_spec", errors: &mut errors };
         let primary = r.string("constraints_primary");
         let secondary = r.string("constraints_secondary");
         let pqt = r.function_spec("voting_pqt");
@@ -361,52 +310,27 @@ pub fn parse_create_request(
 
     match (task, subject_spec, evaluation_input) {
         (Some(task), Some(subject_spec), Some(evaluation_input)) if errors.is_empty() => {
-            Ok(TaskBundle {
-                task,
-                subject_spec,
-                evaluation_input,
-            })
+            Ok(TaskBundle { task, subject_spec, evaluation_input })
         }
         _ => Err(ValidationErrors(errors)),
     }
 }
 
 /// The six keys a vote request must carry (§3.3).
-pub const VOTE_KEYS: [&str; 6] = [
-    "vote_id",
-    "social_task_id",
-    "submitter_subject_id",
-    "vote_data",
-    "submission_time",
-    "qualified",
-];
+pub const VOTE_KEYS: [&str; 6] = ["vote_id", "social_task_id", "submitter_subject_id", "vote_data", "submission_time", "qualified"];
 
 /// Parses a vote request (§3.3): all six keys present and of the right types. The returned
 /// vote carries the client's `submission_time` and `qualified`; the flow overwrites both.
 pub fn parse_vote_request(body: &Value) -> Result<Vote, ValidationErrors> {
     let Some(obj) = body.as_object() else {
-        return Err(ValidationErrors::single(
-            "",
-            format!("Request body must be a JSON object, got {}", kind(body)),
-        ));
+        return Err(ValidationErrors::single("", format!("Request body must be a JSON object, got {}", kind(body))));
     };
-    let missing: Vec<&str> = VOTE_KEYS
-        .iter()
-        .copied()
-        .filter(|k| !obj.contains_key(*k))
-        .collect();
+    let missing: Vec<&str> = VOTE_KEYS.iter().copied().filter(|k| !obj.contains_key(*k)).collect();
     if !missing.is_empty() {
-        return Err(ValidationErrors::single(
-            "",
-            format!("Missing required keys: {}", missing.join(", ")),
-        ));
+        return Err(ValidationErrors::single("", format!("Missing required keys: {}", missing.join(", "))));
     }
     let mut errors = Vec::new();
-    let mut r = Reader {
-        obj,
-        prefix: "",
-        errors: &mut errors,
-    };
+    let mut r = Reader { obj, prefix: "", errors: &mut errors };
     let non_empty = |r: &mut Reader, key: &str| {
         let s = r.string(key)?;
         if s.trim().is_empty() {
@@ -423,37 +347,17 @@ pub fn parse_vote_request(body: &Value) -> Result<Vote, ValidationErrors> {
     let qualified = match obj.get("qualified") {
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {
-            r.fail(
-                "qualified",
-                format!("must be a boolean, got {}", kind(other)),
-            );
+            r.fail("qualified", format!("must be a boolean, got {}", kind(other)));
             None
         }
         None => None,
     };
-    match (
-        vote_id,
-        social_task_id,
-        submitter,
-        vote_data,
-        submission_time,
-        qualified,
-    ) {
-        (
-            Some(vote_id),
-            Some(social_task_id),
-            Some(submitter_subject_id),
-            Some(vote_data),
-            Some(submission_time),
-            Some(qualified),
-        ) if errors.is_empty() => Ok(Vote {
-            vote_id,
-            social_task_id,
-            submitter_subject_id,
-            vote_data: Value::Object(vote_data),
-            submission_time,
-            qualified,
-        }),
+    match (vote_id, social_task_id, submitter, vote_data, submission_time, qualified) {
+        (Some(vote_id), Some(social_task_id), Some(submitter_subject_id), Some(vote_data), Some(submission_time), Some(qualified))
+            if errors.is_empty() =>
+        {
+            Ok(Vote { vote_id, social_task_id, submitter_subject_id, vote_data: Value::Object(vote_data), submission_time, qualified })
+        }
         _ => Err(ValidationErrors(errors)),
     }
 }

@@ -31,8 +31,13 @@ pub fn truncate_micros(dt: DateTime<Utc>) -> DateTime<Utc> {
 }
 
 /// Parses an ISO-8601 string: `2026-10-22T10:00:00`, `...Z`, `...+02:00`, a space instead of `T`,
-/// fractional seconds, or a bare date (midnight UTC).
+/// fractional seconds, or a bare date (midnight UTC). A leap second (`:60`) is refused, as Python's
+/// `fromisoformat()` refuses it: it could not be written back as a readable datetime.
 pub fn parse_datetime_str(s: &str) -> Option<DateTime<Utc>> {
+    parse_iso(s).filter(|dt| dt.nanosecond() < 1_000_000_000)
+}
+
+fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
     let t = s.trim();
     if t.is_empty() {
         return None;
@@ -45,20 +50,17 @@ pub fn parse_datetime_str(s: &str) -> Option<DateTime<Utc>> {
         "%Y-%m-%d %H:%M:%S%.f%:z",
         "%Y-%m-%dT%H:%M:%S%.f%z",
         "%Y-%m-%d %H:%M:%S%.f%z",
+        "%Y-%m-%dT%H:%M%:z",
+        "%Y-%m-%d %H:%M%:z",
+        "%Y-%m-%dT%H:%M%z",
+        "%Y-%m-%d %H:%M%z",
     ] {
         if let Ok(dt) = DateTime::parse_from_str(t, fmt) {
             return Some(truncate_micros(dt.with_timezone(&Utc)));
         }
     }
-    let naive = t
-        .strip_suffix('Z')
-        .or_else(|| t.strip_suffix('z'))
-        .unwrap_or(t);
-    for fmt in [
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M",
-    ] {
+    let naive = t.strip_suffix('Z').or_else(|| t.strip_suffix('z')).unwrap_or(t);
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"] {
         if let Ok(n) = NaiveDateTime::parse_from_str(naive, fmt) {
             return Some(truncate_micros(Utc.from_utc_datetime(&n)));
         }
@@ -190,14 +192,7 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_a_datetime() {
-        for v in [
-            json!("tomorrow"),
-            json!(""),
-            json!("2026-13-01T00:00:00"),
-            json!(true),
-            json!(null),
-            json!({}),
-        ] {
+        for v in [json!("tomorrow"), json!(""), json!("2026-13-01T00:00:00"), json!(true), json!(null), json!({})] {
             assert_eq!(parse_datetime(&v), None, "{v}");
         }
     }
