@@ -1,1 +1,219 @@
+//! What the end-to-end tests and the benchmark share: a local server on a free port with its
+//! own data folder, an HTTP client, the spec's example task as a create request, and small
+//! HTTP servers that play hooks.
 
+use agora_local::{start, Config, Running};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A local server for one test, with its data folder removed afterwards.
+pub struct Server {
+    pub base: String,
+    pub http: reqwest::Client,
+    pub running: Running,
+    dir: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.running.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A fresh, empty data folder under the system temp folder.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agora-{tag}-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Server {
+        let dir = temp_dir("e2e");
+        let mut config = Config::ephemeral(dir.clone());
+        adjust(&mut config);
+        let running = start(&config).await.expect("local server starts");
+        let base = format!("http://{}", running.addr);
+        Server { base, http: reqwest::Client::new(), running, dir }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// POSTs a JSON value; returns the status and the JSON body (`null` when not JSON).
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.post_raw(path, body.to_string()).await
+    }
+
+    /// POSTs raw bytes as the body.
+    pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
+        let r = self.http.post(self.url(path)).header("content-type", "application/json").body(body).send().await.expect("request");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.http.get(self.url(path)).send().await.expect("request");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn status_of(&self, id: &str) -> Option<String> {
+        self.get(&format!("/get-status/{id}")).await.1["status"].as_str().map(str::to_owned)
+    }
+
+    /// Polls the task's status until it is `want`; panics after `timeout`.
+    pub async fn wait_for_status(&self, id: &str, want: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let now = self.status_of(id).await;
+            if now.as_deref() == Some(want) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "task {id} is {now:?}, not {want}, after {timeout:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn inbox(&self, subject: &str) -> Vec<Value> {
+        let (status, body) = self.get(&format!("/local/inbox/{subject}")).await;
+        assert_eq!(status, 200);
+        body.as_array().cloned().unwrap_or_default()
+    }
+
+    /// Creates a task and returns its id.
+    pub async fn create(&self, request: &Value) -> String {
+        let (status, body) = self.post("/submit-social-choice-task", request).await;
+        assert_eq!(status, 201, "create: {body}");
+        body["social_task_id"].as_str().expect("social_task_id").to_owned()
+    }
+
+    /// Submits a vote; returns the status and the body.
+    pub async fn vote(&self, task: &str, subject: &str, vote_data: Value) -> (u16, Value) {
+        self.post("/submit-vote", &vote_body(task, subject, vote_data)).await
+    }
+}
+
+/// A vote request with all six keys.
+pub fn vote_body(task: &str, subject: &str, vote_data: Value) -> Value {
+    json!({
+        "vote_id": uuid::Uuid::new_v4().to_string(),
+        "social_task_id": task,
+        "submitter_subject_id": subject,
+        "vote_data": vote_data,
+        "submission_time": "2026-10-22T10:03:12.481203",
+        "qualified": true,
+    })
+}
+
+pub const REVIEWERS: [&str; 3] = ["agent-reviewer-01", "agent-reviewer-02", "agent-reviewer-03"];
+pub const TRANSLATORS: [&str; 3] = ["agent-translator-01", "agent-translator-02", "agent-translator-03"];
+
+/// The spec's example task (§2.1–2.3) as a create request, with builtin hooks: the PQT
+/// `option-on-ballot`, `plurality`, the `earliest-vote` tie-breaker and `assign-first-winner`.
+/// Private, due now.
+pub fn example_request() -> Value {
+    json!({
+        "social_task": {
+            "created_by_subject_id": "planner-service",
+            "created_by_subject_data": {"team": "localisation"},
+            "org_ids": REVIEWERS,
+            "access_type": "private",
+            "goal": {"objective": "Choose the lead translator for the Q4 handbook"},
+            "topics": ["translation", "fr"],
+            "properties": {"urgency": "high"},
+            "creation_time": "2026-10-22T09:00:00",
+            "scheduled_time": "2020-01-01T00:00:00Z",
+            "status": "scheduled",
+            "enable_live_streaming": true
+        },
+        "subject_spec": {
+            "title": "Lead translator, Q4 handbook",
+            "description": "Pick the agent that will lead the EN→FR translation of the Q4 handbook.",
+            "voting_options": {
+                "agent-translator-01": "Translator 01",
+                "agent-translator-02": "Translator 02",
+                "agent-translator-03": "Translator 03"
+            },
+            "voting_metadata": {
+                "agent-translator-01": {"languages": ["en", "fr"], "past_jobs": 42},
+                "agent-translator-02": {"languages": ["en", "fr", "de"], "past_jobs": 17}
+            },
+            "supported_protocols": ["http"],
+            "voting_request": {}
+        },
+        "evaluation_spec": {
+            "constraints_primary": "",
+            "constraints_secondary": "",
+            "voting_pqt": {"mode": "builtin", "name": "option-on-ballot"},
+            "evaluation": {"mode": "builtin", "name": "plurality"},
+            "tie_breaker": {"mode": "builtin", "name": "earliest-vote"},
+            "post_award": {"mode": "builtin", "name": "assign-first-winner"}
+        }
+    })
+}
+
+/// A public variant of the example: anyone votes, `duration` qualified votes trigger.
+pub fn public_request(duration: i64) -> Value {
+    let mut r = example_request();
+    r["social_task"]["access_type"] = json!("public");
+    r["social_task"]["org_ids"] = json!([]);
+    r["social_task"]["duration"] = json!(duration);
+    r
+}
+
+/// A hook played by a real HTTP server on loopback: answers every POST with `reply` and
+/// counts the calls.
+pub struct HookServer {
+    pub url: String,
+    pub calls: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for HookServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl HookServer {
+    /// `reply(input)` gives the status and body for each call; `delay` is waited first.
+    pub async fn start(delay: Duration, reply: impl Fn(&Value) -> (u16, String) + Send + Sync + 'static) -> HookServer {
+        use axum::{body::Bytes, http::StatusCode, routing::post, Router};
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counter = calls.clone();
+        let reply = Arc::new(reply);
+        let app = Router::new().route(
+            "/",
+            post(move |body: Bytes| {
+                let (counter, reply) = (counter.clone(), reply.clone());
+                async move {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(delay).await;
+                    let input: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let (status, body) = reply(&input);
+                    (StatusCode::from_u16(status).expect("status"), [("content-type", "application/json")], body)
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hook server");
+        let url = format!("http://{}/", listener.local_addr().expect("addr"));
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        HookServer { url, calls, task }
+    }
+
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}

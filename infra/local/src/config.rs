@@ -1,0 +1,36 @@
+//! Command-line options and their environment variables.
+
+use clap::Parser;
+use std::path::PathBuf;
+
+/// Agora on one machine: the HTTP API, the start sweep, the evaluation queue and a message
+/// inbox in one process, on the embedded store.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "agora-local", version, about)]
+pub struct Config {
+    /// Port of the HTTP API (0 picks a free one).
+    #[arg(long, env = "AGORA_PORT", default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, env = "AGORA_BIND", default_value = "127.0.0.1")]
+    pub bind: String,
+    /// Folder of the embedded store's database file.
+    #[arg(long, env = "AGORA_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// How often the start sweep looks for due tasks, in milliseconds.
+    #[arg(long, env = "AGORA_SWEEP_INTERVAL_MS", default_value_t = 1000)]
+    pub sweep_interval_ms: u64,
+    /// Time limit of one hook call, in milliseconds.
+    #[arg(long, env = "AGORA_HOOK_TIMEOUT_MS", default_value_t = 30_000)]
+    pub hook_timeout_ms: u64,
+    /// Delay before an evaluation attempt is retried (multiplied by the attempt number), in milliseconds.
+    #[arg(long, env = "AGORA_RETRY_DELAY_MS", default_value_t = 2_000)]
+    pub retry_delay_ms: u64,
+}
+
+impl Config {
+    /// Defaults for a server on a free port with its data in `data_dir` (tests and benches).
+    pub fn ephemeral(data_dir: PathBuf) -> Self {
+        Self { port: 0, bind: "127.0.0.1".into(), data_dir, sweep_interval_ms: 100, hook_timeout_ms: 30_000, retry_delay_ms: 200 }
+    }
+}

@@ -1,0 +1,102 @@
+//! Throughput of the local server, printed as figures (not a test):
+//! 1. votes accepted per second through the HTTP API, builtin PQT, embedded store;
+//! 2. the time to evaluate a task with 1,000,000 stored qualified votes with builtin
+//!    plurality, from reading the votes to the stored report.
+//!
+//! `cargo bench -p agora-e2e` (env: BENCH_VOTES, BENCH_CLIENTS, BENCH_EVAL_VOTES).
+
+use agora_e2e::*;
+use agora_schema::collections::VOTES;
+use agora_store::to_json;
+use futures::future::join_all;
+use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+async fn votes_per_second(server: &Server, total: usize, clients: usize) -> (f64, usize) {
+    let id = server.create(&public_request(1_000_000_000)).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+    // Warm up connections and caches.
+    for i in 0..clients {
+        server.vote(&id, &format!("warmup-{i}"), json!({"selected_option": "agent-translator-01"})).await;
+    }
+    let next = Arc::new(AtomicUsize::new(0));
+    let bodies: Arc<Vec<String>> = Arc::new(
+        (0..total).map(|i| vote_body(&id, &format!("voter-{i}"), json!({"selected_option": TRANSLATORS[i % 3]})).to_string()).collect(),
+    );
+    let url = server.url("/submit-vote");
+    let started = Instant::now();
+    let workers = (0..clients).map(|_| {
+        let (http, next, bodies, url) = (server.http.clone(), next.clone(), bodies.clone(), url.clone());
+        tokio::spawn(async move {
+            let mut ok = 0usize;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= bodies.len() {
+                    return ok;
+                }
+                let r = http.post(&url).header("content-type", "application/json").body(bodies[i].clone()).send().await;
+                if let Ok(r) = r {
+                    if r.status().as_u16() == 200 && r.bytes().await.is_ok() {
+                        ok += 1;
+                    }
+                }
+            }
+        })
+    });
+    let accepted: usize = join_all(workers).await.into_iter().map(|r| r.unwrap_or(0)).sum();
+    (accepted as f64 / started.elapsed().as_secs_f64(), accepted)
+}
+
+async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {
+    let id = server.create(&public_request(1_000_000_000)).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+    let store = server.running.voting.ports().store.clone();
+    let load = Instant::now();
+    let base = chrono::Utc::now();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(20_000) {
+        let docs = chunk
+            .iter()
+            .map(|&i| {
+                let t = base + chrono::Duration::microseconds(i as i64);
+                let vote = agora_schema::Vote {
+                    vote_id: uuid::Uuid::new_v4().to_string(),
+                    social_task_id: id.clone(),
+                    submitter_subject_id: format!("voter-{i:07}"),
+                    vote_data: json!({"selected_option": TRANSLATORS[(i * 7 + i / 3) % 3]}),
+                    submission_time: t,
+                    qualified: true,
+                };
+                (VOTES, to_json(&vote))
+            })
+            .collect();
+        store.insert(docs).await.expect("bulk insert");
+    }
+    eprintln!("  (stored {n} votes in {:.1} s)", load.elapsed().as_secs_f64());
+    let started = Instant::now();
+    let outcome = server.running.voting.evaluate_task(&id).await.expect("evaluate");
+    let took = started.elapsed();
+    assert!(matches!(outcome, agora_core::EvaluationOutcome::Completed { .. }), "{outcome:?}");
+    let (_, report) = server.get(&format!("/get-report/{id}")).await;
+    (took, report["votes"].as_array().map_or(0, Vec::len))
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let server = Server::start_with(|c| c.sweep_interval_ms = 50).await;
+        let total = env_usize("BENCH_VOTES", 40_000);
+        let clients = env_usize("BENCH_CLIENTS", 32);
+        let (rate, accepted) = votes_per_second(&server, total, clients).await;
+        println!("votes accepted per second (HTTP, builtin PQT, embedded store, {clients} clients): {rate:.0}/s ({accepted} of {total} accepted; target 5000/s)");
+
+        let n = env_usize("BENCH_EVAL_VOTES", 1_000_000);
+        let (took, in_report) = evaluate_million(&server, n).await;
+        println!("evaluate {n} qualified votes, builtin plurality, read to stored report: {:.2} s ({in_report} votes in the report; target < 3 s)", took.as_secs_f64());
+    });
+}

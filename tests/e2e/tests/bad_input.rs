@@ -1,0 +1,154 @@
+//! Bad input never gets a 500 and never loses stored data: every route, malformed bodies,
+//! missing and mistyped fields, wrong datetimes, unknown collections and filter operators.
+
+use agora_e2e::*;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Asserts a 4xx with `{"error": ...}` containing every one of `needles`.
+fn assert_refused(what: &str, got: (u16, Value), status: u16, needles: &[&str]) {
+    let (s, body) = got;
+    assert_eq!(s, status, "{what}: {body}");
+    let message = body["error"].as_str().unwrap_or_else(|| panic!("{what}: no error message in {body}"));
+    for n in needles {
+        assert!(message.contains(n), "{what}: {message:?} does not mention {n:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn create_and_parse_refuse_bad_requests_by_field() {
+    let server = Server::start().await;
+    let id = server.create(&example_request()).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+    let (_, before) = server.get(&format!("/get-full-task-bundle/{id}")).await;
+
+    for route in ["/submit-social-choice-task", "/parse-social-choice-task"] {
+        assert_refused(route, server.post_raw(route, "").await, 400, &["empty"]);
+        assert_refused(route, server.post_raw(route, "{\"social_task\": ").await, 400, &["not valid JSON"]);
+        assert_refused(route, server.post_raw(route, "[1,2]").await, 400, &["JSON object"]);
+        assert_refused(route, server.post(route, &json!({"social_task": {}})).await, 400, &["subject_spec", "evaluation_spec"]);
+
+        let mut r = example_request();
+        r["social_task"].as_object_mut().unwrap().remove("created_by_subject_id");
+        assert_refused(route, server.post(route, &r).await, 400, &["social_task.created_by_subject_id is required"]);
+
+        let mut r = example_request();
+        r["social_task"]["org_ids"] = json!(["a", 3]);
+        r["subject_spec"]["voting_options"] = json!("agent-translator-01");
+        r["evaluation_spec"]["evaluation"] = json!({"mode": "telepathy"});
+        assert_refused(
+            route,
+            server.post(route, &r).await,
+            400,
+            &["social_task.org_ids", "subject_spec.voting_options", "evaluation_spec.evaluation", "telepathy"],
+        );
+
+        let mut r = example_request();
+        r["social_task"]["creation_time"] = json!("yesterday-ish");
+        assert_refused(route, server.post(route, &r).await, 400, &["social_task.creation_time", "Invalid datetime: yesterday-ish"]);
+
+        let mut r = example_request();
+        r["social_task"]["scheduled_time"] = json!(true);
+        assert_refused(route, server.post(route, &r).await, 400, &["social_task.scheduled_time", "Invalid datetime"]);
+
+        let mut r = example_request();
+        r["evaluation_spec"]["voting_pqt"] = json!({"mode": "function"});
+        assert_refused(route, server.post(route, &r).await, 400, &["evaluation_spec.voting_pqt", "function_id"]);
+
+        let mut r = example_request();
+        r["evaluation_spec"]["evaluation"] = json!({"mode": "dsl", "workflow_id": "plurality-count:1.0"});
+        assert_refused(route, server.post(route, &r).await, 400, &["evaluation_spec.evaluation", "dsl", "not available"]);
+
+        let mut r = example_request();
+        r["evaluation_spec"]["evaluation"] = json!({"mode": "builtin", "name": "dictator"});
+        assert_refused(route, server.post(route, &r).await, 400, &["evaluation_spec.evaluation", "dictator"]);
+
+        let mut r = example_request();
+        r["social_task"]["duration"] = json!("five");
+        assert_refused(route, server.post(route, &r).await, 400, &["social_task.duration"]);
+    }
+
+    // `{}` and `[]` are fine where the spec says "may be"; parse stores nothing.
+    let mut r = example_request();
+    r["social_task"]["created_by_subject_data"] = json!({});
+    r["social_task"]["topics"] = json!([]);
+    r["subject_spec"]["voting_metadata"] = json!({});
+    r["evaluation_spec"]["tie_breaker"] = json!({});
+    let (status, parsed) = server.post("/parse-social-choice-task", &r).await;
+    assert_eq!(status, 200, "{parsed}");
+    let parsed_id = parsed["parsed"]["social_task"]["social_task_id"].as_str().unwrap().to_owned();
+    assert_eq!(parsed["parsed"]["subject_spec"]["topic_title"], "Lead translator, Q4 handbook");
+    assert_eq!(parsed["parsed"]["evaluation_spec"]["choice_evaluation"], json!({"mode": "builtin", "name": "plurality"}));
+    assert_eq!(server.get(&format!("/get-status/{parsed_id}")).await.0, 404, "parse stores nothing");
+
+    let (_, after) = server.get(&format!("/get-full-task-bundle/{id}")).await;
+    assert_eq!(before, after, "refused requests changed nothing");
+    let (_, tasks) = server.post("/generic-query/social_task_core_data", &json!({})).await;
+    assert_eq!(tasks.as_array().unwrap().len(), 1, "no refused task was stored");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn submit_vote_refuses_bad_requests_by_field() {
+    let server = Server::start().await;
+    let id = server.create(&public_request(5)).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+    let (status, _) = server.vote(&id, "first", json!({"selected_option": "agent-translator-01"})).await;
+    assert_eq!(status, 200);
+
+    assert_refused("empty", server.post_raw("/submit-vote", "").await, 400, &["Vote rejected", "empty"]);
+    assert_refused("malformed", server.post_raw("/submit-vote", "{\"vote_id\": ").await, 400, &["Vote rejected", "not valid JSON"]);
+    assert_refused("array", server.post_raw("/submit-vote", "[]").await, 400, &["Vote rejected", "JSON object"]);
+    let mut missing = vote_body(&id, "v", json!({}));
+    missing.as_object_mut().unwrap().remove("submission_time");
+    missing.as_object_mut().unwrap().remove("qualified");
+    assert_refused("missing", server.post("/submit-vote", &missing).await, 400, &["Vote rejected", "submission_time", "qualified"]);
+    let mut wrong = vote_body(&id, "v", json!({}));
+    wrong["vote_data"] = json!("agent-translator-01");
+    wrong["qualified"] = json!("yes");
+    assert_refused("mistyped", server.post("/submit-vote", &wrong).await, 400, &["vote_data", "qualified"]);
+    let mut bad_time = vote_body(&id, "v", json!({}));
+    bad_time["submission_time"] = json!("noon");
+    assert_refused("datetime", server.post("/submit-vote", &bad_time).await, 400, &["submission_time", "Invalid datetime: noon"]);
+
+    let (_, votes) = server.post("/generic-query/votes", &json!({"social_task_id": id})).await;
+    assert_eq!(votes.as_array().unwrap().len(), 1, "the stored vote is intact, nothing else stored");
+    assert_eq!(votes[0]["submitter_subject_id"], "first");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn queries_refuse_unknown_collections_operators_and_tasks() {
+    let server = Server::start().await;
+    let id = server.create(&example_request()).await;
+
+    assert_refused(
+        "collection",
+        server.post("/generic-query/users", &json!({})).await,
+        400,
+        &["users", "social_task_core_data", "social_choice_subject_spec", "social_choice_evaluation_input", "votes"],
+    );
+    assert_refused("internal collection", server.post("/generic-query/agora_claims", &json!({})).await, 400, &["agora_claims"]);
+    assert_refused("operator", server.post("/generic-query/votes", &json!({"vote_id": {"$regex": "^a"}})).await, 400, &["$regex"]);
+    assert_refused("top operator", server.post("/generic-query/votes", &json!({"$where": "1"})).await, 400, &["$where"]);
+    assert_refused("$in operand", server.post("/generic-query/votes", &json!({"vote_id": {"$in": 3}})).await, 400, &["$in"]);
+    assert_refused("filter json", server.post_raw("/generic-query/votes", "{nope").await, 400, &["not valid JSON"]);
+    assert_refused("filter type", server.post_raw("/generic-query/votes", "[1]").await, 400, &["filter"]);
+
+    for route in ["get-report", "get-status", "get-full-task-bundle", "is-live-streaming-enabled"] {
+        assert_refused(route, server.get(&format!("/{route}/task_deadbeef")).await, 404, &["Invalid social_task_id"]);
+    }
+    assert_refused("no route", server.get("/nowhere").await, 404, &["/nowhere"]);
+    assert_refused("method", server.get("/submit-vote").await, 405, &["GET"]);
+
+    // No body, or an empty filter: everything.
+    let (status, all) = server.post_raw("/generic-query/social_task_core_data", "").await;
+    assert_eq!(status, 200);
+    assert_eq!(all.as_array().unwrap().len(), 1);
+    let (_, found) = server
+        .post(
+            "/generic-query/social_task_core_data",
+            &json!({"org_ids": "agent-reviewer-02", "social_task_properties.urgency": {"$in": ["high"]}}),
+        )
+        .await;
+    assert_eq!(found[0]["social_task_id"], id.as_str());
+    assert!(found[0].get("_id").is_none(), "no store-internal id");
+}
