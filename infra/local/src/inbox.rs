@@ -23,7 +23,7 @@ impl LocalInbox {
 impl Publisher for LocalInbox {
     async fn publish(&self, address: &str, message: &Value) -> Result<(), PublishError> {
         let event_type = message.get("event_type").and_then(Value::as_str).unwrap_or("message");
-        tracing::info!(recipient = address, event_type, message = %message, "message published");
+        tracing::info!(recipient = address, event_type, payload = %message, "message published");
         self.messages.lock().expect("inbox lock").entry(address.to_owned()).or_default().push(message.clone());
         Ok(())
     }

@@ -1,0 +1,90 @@
+//! The live stream of §3.5 over WebSocket: refusals, the periodic update, the push when a vote
+//! is stored, and the final update once the task is complete.
+
+use agora_e2e::*;
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(server: &Server, first: &str) -> Socket {
+    let url = format!("ws://{}/live-stream", server.running.addr);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("websocket connects");
+    socket.send(Message::Text(first.into())).await.expect("send request");
+    socket
+}
+
+/// The next text message as JSON, or None when the stream closes. Panics after `within`.
+async fn next_json(socket: &mut Socket, within: Duration) -> Option<Value> {
+    loop {
+        let msg = tokio::time::timeout(within, socket.next()).await.expect("a message in time");
+        match msg {
+            Some(Ok(Message::Text(t))) => return Some(serde_json::from_str(t.as_str()).expect("JSON message")),
+            Some(Ok(Message::Close(_))) | None => return None,
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("websocket error: {e}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn refuses_malformed_requests_and_tasks_without_streaming() {
+    let server = Server::start().await;
+    let mut socket = connect(&server, "not json").await;
+    let error = "Invalid request format. Must be JSON with 'social_task_id' and 'refresh_interval'";
+    assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, Some(json!({ "error": error })));
+    assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, None, "closed after the error");
+
+    let mut socket = connect(&server, r#"{"social_task_id": "task_00000000"}"#).await;
+    assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, Some(json!({ "error": error })));
+
+    let mut request = example_request();
+    request["social_task"]["enable_live_streaming"] = json!(false);
+    let id = server.create(&request).await;
+    let first = json!({"social_task_id": id, "refresh_interval": 1}).to_string();
+    let mut socket = connect(&server, &first).await;
+    assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, Some(json!({"error": "Live streaming not enabled for this task"})));
+    let mut socket = connect(&server, r#"{"social_task_id": "task_00000000", "refresh_interval": 1}"#).await;
+    assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, Some(json!({"error": "Live streaming not enabled for this task"})));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn streams_updates_on_votes_and_a_final_one_on_completion() {
+    let server = Server::start().await;
+    let id = server.create(&public_request(2)).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+
+    // A long refresh interval: every update after the first is pushed by a change.
+    let mut socket = connect(&server, &json!({"social_task_id": id, "refresh_interval": 60}).to_string()).await;
+    let first = next_json(&mut socket, Duration::from_secs(5)).await.expect("first update");
+    assert_eq!(first["type"], "update");
+    assert_eq!(first["data"]["task"]["social_task_id"], id.as_str());
+    assert_eq!(first["data"]["votes"], json!([]));
+    let (_, bundle) = server.get(&format!("/get-full-task-bundle/{id}")).await;
+    assert_eq!(first["data"], bundle, "the update carries the full task bundle");
+
+    server.vote(&id, "streamer-1", json!({"selected_option": "agent-translator-01"})).await;
+    let pushed = next_json(&mut socket, Duration::from_secs(5)).await.expect("pushed update");
+    assert_eq!(pushed["data"]["votes"].as_array().unwrap().len(), 1, "pushed as soon as the vote is stored");
+
+    server.vote(&id, "streamer-2", json!({"selected_option": "agent-translator-01"})).await;
+    let mut last = Value::Null;
+    while let Some(update) = next_json(&mut socket, Duration::from_secs(5)).await {
+        last = update;
+    }
+    assert_eq!(last["data"]["task"]["status"], "complete", "the final update shows the completed task, then the stream closes");
+    assert_eq!(last["data"]["task"]["report_json"]["winners"], json!(["agent-translator-01"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn refreshes_at_the_requested_interval() {
+    let server = Server::start().await;
+    let id = server.create(&public_request(5)).await;
+    let mut socket = connect(&server, &json!({"social_task_id": id, "refresh_interval": 0.2}).to_string()).await;
+    for _ in 0..3 {
+        let update = next_json(&mut socket, Duration::from_secs(2)).await.expect("periodic update");
+        assert_eq!(update["type"], "update");
+    }
+}
