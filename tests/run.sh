@@ -14,6 +14,10 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 export AGORA_PYTHON="$PWD/.venv/bin/python"
 
+# Real servers on loopback: MongoDB protocol, DynamoDB/SQS/EventBridge (moto), NATS.
+source tests/services.sh
+start_services
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked

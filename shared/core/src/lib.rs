@@ -15,7 +15,8 @@ pub use flows::evaluate::EvaluationOutcome;
 pub use flows::start::StartOutcome;
 pub use flows::vote::VoteAccepted;
 pub use ports::{
-    ChangeListener, Clock, EvaluationQueue, HookError, HookRunner, NoChangeListener, PublishError, Publisher, QueueError, SystemClock,
+    ChangeListener, Clock, EvaluationQueue, HookError, HookRunner, NoChangeListener, PublishError, Publisher, QueueError, ScheduleError,
+    StartScheduler, SweepOnly, SystemClock,
 };
 pub use service::{Ports, Settings, Voting};
 pub use storage::VOTING_DB;

@@ -109,3 +109,29 @@ pub struct NoChangeListener;
 impl ChangeListener for NoChangeListener {
     fn task_changed(&self, _social_task_id: &str) {}
 }
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("start of {social_task_id} could not be scheduled: {reason}")]
+pub struct ScheduleError {
+    pub social_task_id: String,
+    pub reason: String,
+}
+
+/// Arranges for a task to be started at its `scheduled_time` (a one-shot EventBridge Scheduler
+/// schedule in AWS). Optional: the periodic sweep starts every due task anyway, so a failure
+/// here only delays the start until the next sweep.
+#[async_trait]
+pub trait StartScheduler: Send + Sync + 'static {
+    async fn schedule_start(&self, social_task_id: &str, at: DateTime<Utc>) -> Result<(), ScheduleError>;
+}
+
+/// No one-shot schedules: the sweep alone starts tasks (the local server sweeps every second).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SweepOnly;
+
+#[async_trait]
+impl StartScheduler for SweepOnly {
+    async fn schedule_start(&self, _social_task_id: &str, _at: DateTime<Utc>) -> Result<(), ScheduleError> {
+        Ok(())
+    }
+}

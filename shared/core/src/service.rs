@@ -2,7 +2,9 @@
 //! [`crate::flows`], one module per flow.
 
 use crate::error::VotingError;
-use crate::ports::{ChangeListener, Clock, EvaluationQueue, HookRunner, NoChangeListener, Publisher, SystemClock};
+use crate::ports::{
+    ChangeListener, Clock, EvaluationQueue, HookRunner, NoChangeListener, Publisher, StartScheduler, SweepOnly, SystemClock,
+};
 use crate::repo::Repo;
 use agora_schema::{SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput};
 use agora_store::DocumentStore;
@@ -18,17 +20,26 @@ pub struct Ports {
     pub queue: Arc<dyn EvaluationQueue>,
     pub clock: Arc<dyn Clock>,
     pub changes: Arc<dyn ChangeListener>,
+    pub scheduler: Arc<dyn StartScheduler>,
 }
 
 impl Ports {
-    /// Ports with the system clock and no change listener.
+    /// Ports with the system clock, no change listener and no one-shot schedules.
     pub fn new(
         store: Arc<dyn DocumentStore>,
         hooks: Arc<dyn HookRunner>,
         publisher: Arc<dyn Publisher>,
         queue: Arc<dyn EvaluationQueue>,
     ) -> Self {
-        Self { store, hooks, publisher, queue, clock: Arc::new(SystemClock), changes: Arc::new(NoChangeListener) }
+        Self {
+            store,
+            hooks,
+            publisher,
+            queue,
+            clock: Arc::new(SystemClock),
+            changes: Arc::new(NoChangeListener),
+            scheduler: Arc::new(SweepOnly),
+        }
     }
 }
 

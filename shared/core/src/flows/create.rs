@@ -19,6 +19,7 @@ impl Voting {
                 Ok(()) => {
                     tracing::info!(social_task_id = %bundle.task.social_task_id, access = %bundle.task.social_task_access_type, "task created");
                     self.ports.changes.task_changed(&bundle.task.social_task_id);
+                    self.schedule_start(&bundle).await;
                     return Ok(bundle.task.social_task_id);
                 }
                 Err(StoreError::Duplicate { .. }) => continue,
@@ -26,6 +27,16 @@ impl Voting {
             }
         }
         Err(VotingError::Internal("could not generate an unused social_task_id".into()))
+    }
+
+    /// Asks for a one-shot start at `scheduled_time`. A failure is logged, not returned: the
+    /// sweep starts the task anyway.
+    async fn schedule_start(&self, b: &TaskBundle) {
+        let task = &b.task;
+        let (Some(at), Some(agora_schema::status::SCHEDULED)) = (task.scheduled_time, task.status()) else { return };
+        if let Err(e) = self.ports.scheduler.schedule_start(&task.social_task_id, at).await {
+            tracing::warn!(social_task_id = %task.social_task_id, error = %e, "one-shot start not scheduled; the sweep will start the task");
+        }
     }
 
     /// Validates a create request without storing it: the documents as they would be stored.
