@@ -7,7 +7,7 @@ mod error;
 mod routes;
 
 pub use error::ApiError;
-pub use routes::router;
+pub use routes::{flow_router, router, Flow};
 
 use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;

@@ -17,20 +17,51 @@ use std::sync::Arc;
 type App = State<Arc<Voting>>;
 type Reply = Result<Response, ApiError>;
 
-/// Every route of §3.1–3.4.
+/// The HTTP flows, each its own Lambda function in AWS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// `POST /submit-social-choice-task`
+    CreateTask,
+    /// `POST /parse-social-choice-task`
+    ParseTask,
+    /// `POST /submit-vote`
+    SubmitVote,
+    /// The read routes of §3.4.
+    Queries,
+}
+
+impl Flow {
+    pub const ALL: [Flow; 4] = [Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::Queries];
+
+    /// This flow's routes, without state or fallbacks.
+    fn routes(self) -> Router<Arc<Voting>> {
+        let r = Router::new();
+        match self {
+            Flow::CreateTask => r.route("/submit-social-choice-task", post(submit_task)),
+            Flow::ParseTask => r.route("/parse-social-choice-task", post(parse_task)),
+            Flow::SubmitVote => r.route("/submit-vote", post(submit_vote)),
+            Flow::Queries => r
+                .route("/get-report/{social_task_id}", get(get_report))
+                .route("/get-status/{social_task_id}", get(get_status))
+                .route("/get-full-task-bundle/{social_task_id}", get(get_full_task_bundle))
+                .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
+                .route("/generic-query/{collection}", post(generic_query)),
+        }
+    }
+}
+
+/// Every route of §3.1–3.4 (the local server).
 pub fn router(voting: Arc<Voting>) -> Router {
-    Router::new()
-        .route("/submit-social-choice-task", post(submit_task))
-        .route("/parse-social-choice-task", post(parse_task))
-        .route("/submit-vote", post(submit_vote))
-        .route("/get-report/{social_task_id}", get(get_report))
-        .route("/get-status/{social_task_id}", get(get_status))
-        .route("/get-full-task-bundle/{social_task_id}", get(get_full_task_bundle))
-        .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
-        .route("/generic-query/{collection}", post(generic_query))
-        .fallback(no_route)
-        .method_not_allowed_fallback(wrong_method)
-        .with_state(voting)
+    finish(Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes())), voting)
+}
+
+/// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
+pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
+    finish(flow.routes(), voting)
+}
+
+fn finish(routes: Router<Arc<Voting>>, voting: Arc<Voting>) -> Router {
+    routes.fallback(no_route).method_not_allowed_fallback(wrong_method).with_state(voting)
 }
 
 async fn submit_task(State(voting): App, body: Bytes) -> Reply {
