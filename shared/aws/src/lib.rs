@@ -1,0 +1,18 @@
+//! The AWS adapters of the voting ports, shared by the Lambda functions:
+//!
+//! - [`EventBridgePublisher`]: §5 messages as EventBridge events ([`agora_core::Publisher`]);
+//! - [`SqsEvaluationQueue`]: evaluation requests on SQS ([`agora_core::EvaluationQueue`]), and
+//!   [`parse_evaluation_message`] for the `evaluate-task` Lambda;
+//! - [`OneShotScheduler`]: one-shot EventBridge Scheduler starts
+//!   ([`agora_core::StartScheduler`]), and [`parse_start_event`] for the `start-tasks` Lambda;
+//! - [`config`]: the SDK configuration all of them (and the Lambda functions) are built from.
+
+pub mod config;
+pub mod eventbridge;
+pub mod scheduler;
+pub mod sqs;
+
+pub use config::ConfigError;
+pub use eventbridge::EventBridgePublisher;
+pub use scheduler::{parse_start_event, OneShotScheduler, ScheduleTarget, StartRequest};
+pub use sqs::{parse_evaluation_message, SqsEvaluationQueue};
