@@ -1,5 +1,6 @@
 //! Command-line options and their environment variables.
 
+use agora_hooks::HooksConfig;
 use clap::Parser;
 use std::path::PathBuf;
 
@@ -26,11 +27,32 @@ pub struct Config {
     /// Delay before an evaluation attempt is retried (multiplied by the attempt number), in milliseconds.
     #[arg(long, env = "AGORA_RETRY_DELAY_MS", default_value_t = 2_000)]
     pub retry_delay_ms: u64,
+    /// Folder of local functions and workflows (`functions/<id>/function.py`,
+    /// `workflows/<id>.json`), served as the function registry and the workflow API; the hook
+    /// modes `function` and `dsl` then use them unless FUNCTIONS_REGISTRY_URL / WORKFLOWS_API_URL
+    /// are set. Off when the folder has neither subfolder (or is "").
+    #[arg(long, env = "AGORA_FUNCTIONS_DIR", default_value = "infra/local")]
+    pub functions_dir: PathBuf,
+    /// Hook settings from the environment (FUNCTIONS_REGISTRY_URL, WORKFLOWS_API_URL,
+    /// EXECUTOR_ID, AGORA_HOOK_SIGNING_SECRET, AGORA_PYTHON, ...: see agora_hooks::config).
+    /// Its timeout is replaced by `hook_timeout_ms`.
+    #[arg(skip = HooksConfig::from_env())]
+    pub hooks: HooksConfig,
 }
 
 impl Config {
-    /// Defaults for a server on a free port with its data in `data_dir` (tests and benches).
+    /// Defaults for a server on a free port with its data in `data_dir` (tests and benches): no
+    /// local registry, and hook settings not read from the environment (except `AGORA_PYTHON`).
     pub fn ephemeral(data_dir: PathBuf) -> Self {
-        Self { port: 0, bind: "127.0.0.1".into(), data_dir, sweep_interval_ms: 100, hook_timeout_ms: 30_000, retry_delay_ms: 200 }
+        Self {
+            port: 0,
+            bind: "127.0.0.1".into(),
+            data_dir,
+            sweep_interval_ms: 100,
+            hook_timeout_ms: 30_000,
+            retry_delay_ms: 200,
+            functions_dir: PathBuf::new(),
+            hooks: HooksConfig::default(),
+        }
     }
 }

@@ -5,6 +5,7 @@ pub mod config;
 pub mod inbox;
 pub mod live;
 pub mod queue;
+pub mod registry;
 
 pub use config::Config;
 
@@ -62,23 +63,44 @@ pub async fn start(config: &Config) -> Result<Running, Box<dyn std::error::Error
     let inbox = LocalInbox::default();
     let hub = ChangeHub::default();
     let (queue, queue_rx) = InProcessQueue::new();
+
+    // Bound first: with the local registry on, the hooks call this server's own address.
+    let listener = tokio::net::TcpListener::bind((config.bind.as_str(), config.port)).await?;
+    let addr = listener.local_addr()?;
+    let mut hooks_config = config.hooks.clone();
+    hooks_config.timeout = Duration::from_millis(config.hook_timeout_ms);
+    let local_registry = registry::has_content(&config.functions_dir);
+    if local_registry {
+        let own =
+            format!("http://{}:{}", if addr.ip().is_unspecified() { "127.0.0.1".to_owned() } else { addr.ip().to_string() }, addr.port());
+        hooks_config.functions_registry_url.get_or_insert_with(|| own.clone());
+        hooks_config.workflows_api_url.get_or_insert(own);
+        hooks_config.executor_id.get_or_insert_with(|| "local".into());
+    } else if !config.functions_dir.as_os_str().is_empty() && config.functions_dir != std::path::Path::new("infra/local") {
+        tracing::warn!(dir = %config.functions_dir.display(), "functions dir has no functions/ or workflows/ folder; local registry off");
+    }
+    let hooks = HookDispatcher::new(&hooks_config)?;
     let ports = Ports {
         store: Arc::new(store),
-        hooks: Arc::new(HookDispatcher::new(Duration::from_millis(config.hook_timeout_ms))),
+        hooks: Arc::new(hooks.clone()),
         publisher: Arc::new(inbox.clone()),
         queue: Arc::new(queue),
         clock: Arc::new(SystemClock),
         changes: Arc::new(hub.clone()),
+        scheduler: Arc::new(agora_core::SweepOnly),
     };
     let voting = Arc::new(Voting::new(ports, Settings::default()));
 
     let app = agora_api::router(voting.clone())
         .merge(Router::new().route("/local/inbox/{subject}", get(read_inbox)).with_state(inbox.clone()))
         .merge(Router::new().route("/live-stream", get(live::live_stream)).with_state(LiveState { voting: voting.clone(), hub }));
-
-    let listener = tokio::net::TcpListener::bind((config.bind.as_str(), config.port)).await?;
-    let addr = listener.local_addr()?;
-    tracing::info!(%addr, data_dir = %config.data_dir.display(), "agora-local listening");
+    let app = if local_registry { app.merge(registry::router(config.functions_dir.clone(), hooks.policy_runner())) } else { app };
+    tracing::info!(
+        %addr,
+        data_dir = %config.data_dir.display(),
+        functions_dir = local_registry.then(|| config.functions_dir.display().to_string()),
+        "agora-local listening"
+    );
 
     let worker = tokio::spawn(queue::run_worker(voting.clone(), queue_rx, Duration::from_millis(config.retry_delay_ms)));
     let sweep = tokio::spawn(run_sweep(voting.clone(), Duration::from_millis(config.sweep_interval_ms.max(1))));

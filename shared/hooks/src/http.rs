@@ -1,29 +1,20 @@
-//! `mode: "http"`: POST the hook input to a URL over pooled connections; the output is the
-//! body's `data` (or the body), and within it `job_output_data` when present, as for external
-//! registry functions.
+//! HTTP calls of every mode that uses HTTP (`http`, the function registry, workflows), over one
+//! pooled client. Signed with Standard Webhooks headers when a signer is given.
 
+use crate::signing::Signer;
 use crate::truncate;
 use agora_core::HookError;
-use agora_schema::HookInput;
-use serde::Serialize;
 use serde_json::Value;
 use std::time::Duration;
 
-/// The body sent to an HTTP hook: the hook input, plus the spec's `parameters`.
-#[derive(Serialize)]
-struct Request<'a> {
-    #[serde(flatten)]
-    input: &'a HookInput<'a>,
-    parameters: &'a Value,
-}
-
+/// One pooled HTTP client for every hook call.
 #[derive(Clone)]
-pub struct HttpHooks {
+pub struct HttpClient {
     client: reqwest::Client,
     timeout: Duration,
 }
 
-impl HttpHooks {
+impl HttpClient {
     pub fn new(timeout: Duration) -> Self {
         let client = reqwest::Client::builder()
             .timeout(timeout)
@@ -34,44 +25,78 @@ impl HttpHooks {
         Self { client, timeout }
     }
 
-    pub async fn call(&self, url: &str, parameters: &Value, input: &HookInput<'_>) -> Result<Value, HookError> {
-        let body = serde_json::to_vec(&Request { input, parameters }).map_err(|e| HookError::Malformed(e.to_string()))?;
-        let response = self
-            .client
-            .post(url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| self.transport_error(e))?;
+    /// POSTs a JSON body; the answer must be 2xx and JSON.
+    pub async fn post_json(&self, url: &str, body: Vec<u8>, signer: Option<&Signer>) -> Result<Value, HookError> {
+        let mut request = self.client.post(url).header(reqwest::header::CONTENT_TYPE, "application/json");
+        if let Some(signer) = signer {
+            request = signer.sign(&body).apply(request);
+        }
+        self.answer(url, request.body(body)).await
+    }
+
+    /// GETs a JSON document; `Ok(None)` on 404.
+    pub async fn get_json(&self, url: &str) -> Result<Option<Value>, HookError> {
+        match self.answer(url, self.client.get(url)).await {
+            Err(HookError::Status { status: 404, .. }) => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    async fn answer(&self, url: &str, request: reqwest::RequestBuilder) -> Result<Value, HookError> {
+        let response = request.send().await.map_err(|e| self.transport_error(url, e))?;
         let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| self.transport_error(e))?;
+        let bytes = response.bytes().await.map_err(|e| self.transport_error(url, e))?;
         if !status.is_success() {
             return Err(HookError::Status { status: status.as_u16(), body: truncate(&String::from_utf8_lossy(&bytes)) });
         }
-        let body: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| HookError::Malformed(format!("body is not JSON ({e}): {}", truncate(&String::from_utf8_lossy(&bytes)))))?;
-        Ok(unwrap_output(body))
+        serde_json::from_slice(&bytes).map_err(|e| {
+            HookError::Malformed(format!(
+                "{url} answered with a body that is not JSON ({e}): {}",
+                truncate(&String::from_utf8_lossy(&bytes))
+            ))
+        })
     }
 
-    fn transport_error(&self, e: reqwest::Error) -> HookError {
+    fn transport_error(&self, url: &str, e: reqwest::Error) -> HookError {
         if e.is_timeout() {
             HookError::Timeout(self.timeout)
         } else {
-            HookError::Unreachable(e.to_string())
+            HookError::Unreachable(format!("{url}: {}", error_chain(&e)))
         }
     }
 }
 
+/// The error and its causes on one line ("error sending request: connection refused").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// `data` when present, else the body (§4.1 external functions, `http` hooks).
+pub fn unwrap_data(mut body: Value) -> Value {
+    match body.get_mut("data").map(Value::take) {
+        Some(data) => data,
+        None => body,
+    }
+}
+
+/// `job_output_data` when present, else the result (§4.1).
+pub fn unwrap_job_output(mut result: Value) -> Value {
+    match result.get_mut("job_output_data").map(Value::take) {
+        Some(out) => out,
+        None => result,
+    }
+}
+
 /// `data` when present, then `job_output_data` when present.
-fn unwrap_output(mut body: Value) -> Value {
-    if let Some(data) = body.get_mut("data").map(Value::take) {
-        body = data;
-    }
-    if let Some(out) = body.get_mut("job_output_data").map(Value::take) {
-        body = out;
-    }
-    body
+pub fn unwrap_output(body: Value) -> Value {
+    unwrap_job_output(unwrap_data(body))
 }
 
 #[cfg(test)]
@@ -83,6 +108,7 @@ mod tests {
     fn unwraps_data_and_job_output_data() {
         assert_eq!(unwrap_output(json!({"data": {"job_output_data": {"qualified": true}}})), json!({"qualified": true}));
         assert_eq!(unwrap_output(json!({"data": {"qualified": true}})), json!({"qualified": true}));
+        assert_eq!(unwrap_output(json!({"job_output_data": {"qualified": true}})), json!({"qualified": true}));
         assert_eq!(unwrap_output(json!({"qualified": false})), json!({"qualified": false}));
     }
 }

@@ -217,3 +217,97 @@ impl HookServer {
         self.calls.load(Ordering::SeqCst)
     }
 }
+
+/// The repository's root folder (for `infra/local`, the shipped functions and workflows).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")
+}
+
+/// One request received by a [`StubServer`].
+#[derive(Debug, Clone)]
+pub struct StubRequest {
+    pub method: String,
+    /// The path as sent (still percent-encoded).
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: std::collections::HashMap<String, String>,
+    pub body: Vec<u8>,
+    /// The body as JSON (`null` when it is not JSON).
+    pub json: Value,
+}
+
+/// A real HTTP server on loopback that answers every request, whatever its method and path,
+/// with `reply(request)`, and keeps the requests: plays registries, workflow APIs, external
+/// functions and Lambda endpoints in tests.
+pub struct StubServer {
+    /// `http://127.0.0.1:<port>` (no trailing slash).
+    pub url: String,
+    pub requests: Arc<std::sync::Mutex<Vec<StubRequest>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for StubServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl StubServer {
+    /// `reply(request)` gives the status, extra headers and body; `delay` is waited first.
+    pub async fn start(
+        delay: Duration,
+        reply: impl Fn(&StubRequest) -> (u16, Vec<(String, String)>, Vec<u8>) + Send + Sync + 'static,
+    ) -> StubServer {
+        use axum::{body::Bytes, http::HeaderMap, http::Method, http::StatusCode, http::Uri, response::IntoResponse, Router};
+        let requests = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        let reply = Arc::new(reply);
+        let app = Router::new().fallback(move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+            let (seen, reply) = (seen.clone(), reply.clone());
+            async move {
+                let request = StubRequest {
+                    method: method.to_string(),
+                    path: uri.path().to_owned(),
+                    headers: headers.iter().map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or_default().to_owned())).collect(),
+                    json: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                    body: body.to_vec(),
+                };
+                seen.lock().unwrap_or_else(|p| p.into_inner()).push(request.clone());
+                if !delay.is_zero() {
+                    // (A zero sleep still waits for the next timer tick, about 1 ms.)
+                    tokio::time::sleep(delay).await;
+                }
+                let (status, extra, body) = reply(&request);
+                let mut response = (StatusCode::from_u16(status).expect("status"), body).into_response();
+                let h = response.headers_mut();
+                h.insert("content-type", "application/json".parse().expect("header"));
+                for (k, v) in extra {
+                    if let (Ok(k), Ok(v)) = (axum::http::HeaderName::try_from(k), axum::http::HeaderValue::try_from(v)) {
+                        h.insert(k, v);
+                    }
+                }
+                response
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub server");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        StubServer { url, requests, task }
+    }
+
+    /// A JSON server: `reply(request)` gives the status and body.
+    pub async fn json(reply: impl Fn(&StubRequest) -> (u16, Value) + Send + Sync + 'static) -> StubServer {
+        Self::start(Duration::ZERO, move |r| {
+            let (status, body) = reply(r);
+            (status, Vec::new(), body.to_string().into_bytes())
+        })
+        .await
+    }
+
+    /// The requests received so far whose path starts with `prefix`.
+    pub fn received(&self, prefix: &str) -> Vec<StubRequest> {
+        self.requests.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|r| r.path.starts_with(prefix)).cloned().collect()
+    }
+}
