@@ -1,1 +1,23 @@
+//! The embedded [`agora_store::DocumentStore`]: one SQLite database file (WAL mode), the default
+//! store for local runs.
+//!
+//! Each collection is a table of `(seq, id, doc)` rows: insertion order, the key, and the
+//! document as the caller wrote it, plus one stored generated column per indexed or unique field
+//! (the layout is described in `schema.rs`). Filters run half in SQLite, half in Rust: their
+//! top-level equalities on the key and indexed fields become `WHERE` conditions on those columns,
+//! and whatever remains is matched against the parsed documents. When nothing remains, the
+//! stored text is handed back untouched.
+//!
+//! Writes go through one writer connection that commits concurrent writes together; reads through
+//! a small pool of connections, on the calling thread when small and on tokio's blocking pool when
+//! large (see `store.rs`).
 
+mod connection;
+mod document;
+mod error;
+mod schema;
+mod sql;
+mod store;
+mod writer;
+
+pub use store::EmbeddedStore;

@@ -1,0 +1,374 @@
+//! [`EmbeddedStore`]: the [`DocumentStore`] over one SQLite file.
+//!
+//! Where the work runs:
+//!
+//! * Writes go to the one writer connection ([`crate::writer`]): on the calling thread when it
+//!   is free, else queued for the caller holding it, which commits them together with its own.
+//! * Reads run on a pooled reader connection right on the calling task's thread, as long as
+//!   they stay small: a `get`, or a `find`/`count` that steps through at most [`INLINE_ROWS`]
+//!   rows. (Handing every read to the blocking pool would cost two thread switches per call,
+//!   more than the read itself.) A read that goes beyond is abandoned and run again, whole, on
+//!   tokio's blocking pool, so that a million-vote `find` never stalls an async worker.
+//! * A large `find` is split there into ranges of insertion order read in parallel, each on a
+//!   connection of its own. Each range is a consistent snapshot; together they hold every
+//!   document that matched when the read began and was left alone meanwhile, each once.
+
+use crate::connection::{self, Readers};
+use crate::document::{check_set, key_of, merge, top_level, trusted_raw, TopLevel};
+use crate::error::{backend, invalid, write_error};
+use crate::schema::Table;
+use crate::sql::Query;
+use crate::writer::Writer;
+use agora_filter::Filter;
+use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
+use async_trait::async_trait;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Rows a read may step through on the calling thread before it moves to the blocking pool.
+const INLINE_ROWS: usize = 1_000;
+/// Reads a large `find` is split into (at most; and no more than the machine has cores).
+const MAX_PARALLEL_READS: usize = 4;
+/// Narrowest range of insertion order a parallel read covers.
+const MIN_PARALLEL_ROWS: i64 = 20_000;
+/// WAL pages after which a commit checkpoints.
+const WAL_CHECKPOINT_PAGES: i64 = 2_000;
+/// Bytes the WAL file is cut back to after a checkpoint let it start over.
+const WAL_SIZE_LIMIT: i64 = 64 << 20;
+
+/// A [`DocumentStore`] in one SQLite database file (WAL mode). Cheap to clone: clones share the
+/// connections.
+#[derive(Clone)]
+pub struct EmbeddedStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    spec: DatabaseSpec,
+    tables: Vec<Arc<Table>>,
+    readers: Readers,
+    writer: Arc<Writer>,
+}
+
+impl std::fmt::Debug for EmbeddedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedStore").field("database", &self.inner.spec.name).finish()
+    }
+}
+
+impl EmbeddedStore {
+    /// Opens (creating when needed) the database file at `path` with `db`'s tables and indexes.
+    /// Opening an existing file again is harmless: missing tables, columns and indexes are added.
+    pub fn open(path: &Path, db: DatabaseSpec) -> Result<EmbeddedStore, StoreError> {
+        let tables = db.collections.iter().map(|spec| Table::new(spec).map(Arc::new)).collect::<Result<Vec<_>, StoreError>>()?;
+        let mut conn = connection::open(path, false)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
+        // The writer checkpoints the WAL after a commit takes it past `WAL_CHECKPOINT_PAGES`
+        // (doing it between its own writes is what lets the WAL start over), and cuts the file
+        // back to `WAL_SIZE_LIMIT` when it does.
+        conn.pragma_update(None, "wal_autocheckpoint", WAL_CHECKPOINT_PAGES).map_err(backend)?;
+        conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT).map_err(backend)?;
+        create_schema(&mut conn, &tables)?;
+        let readers = Readers::new(path)?;
+        let writer = Writer::new(conn);
+        tracing::debug!(path = %path.display(), database = db.name, "embedded store open");
+        Ok(EmbeddedStore { inner: Arc::new(Inner { spec: db, tables, readers, writer }) })
+    }
+
+    /// The database this store holds.
+    pub fn spec(&self) -> &DatabaseSpec {
+        &self.inner.spec
+    }
+
+    fn table(&self, collection: &str) -> Result<Arc<Table>, StoreError> {
+        self.inner.table(collection).cloned()
+    }
+
+    /// Runs the read `f` with a row budget on the calling thread; when it runs out of budget
+    /// (answers `None`), runs it again without one on the blocking pool.
+    async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: Fn(&Connection, usize) -> Result<Option<T>, StoreError> + Send + 'static,
+    {
+        if let Some(out) = self.inner.readers.read(|conn| f(conn, INLINE_ROWS))? {
+            return Ok(out);
+        }
+        let inner = Arc::clone(&self.inner);
+        let unbounded = move || {
+            inner.readers.read(|conn| f(conn, usize::MAX))?.ok_or_else(|| StoreError::Backend("read without budget gave up".into()))
+        };
+        tokio::task::spawn_blocking(unbounded).await.map_err(|e| StoreError::Backend(format!("store read failed: {e}")))?
+    }
+}
+
+impl Inner {
+    fn table(&self, collection: &str) -> Result<&Arc<Table>, StoreError> {
+        self.tables.iter().find(|t| t.spec.name == collection).ok_or_else(|| StoreError::UnknownCollection(collection.to_string()))
+    }
+}
+
+/// Creates every table, missing generated column and index, in one transaction.
+fn create_schema(conn: &mut Connection, tables: &[Arc<Table>]) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(backend)?;
+    for table in tables {
+        tx.execute(&table.create_table(), []).map_err(backend)?;
+        let existing: HashSet<String> = {
+            let mut stmt = tx.prepare("SELECT name FROM pragma_table_xinfo(?1)").map_err(backend)?;
+            let names = stmt.query_map([table.spec.name], |row| row.get::<_, String>(0)).map_err(backend)?;
+            names.collect::<Result<_, _>>().map_err(backend)?
+        };
+        for column in &table.columns {
+            if !existing.contains(column.column.trim_matches('"')) {
+                tx.execute(&table.add_column(column), []).map_err(backend)?;
+            }
+        }
+        for index in table.create_indexes() {
+            tx.execute(&index, []).map_err(backend)?;
+        }
+    }
+    tx.commit().map_err(backend)
+}
+
+/// Whether the stored `doc` matches `rest` (the part of a filter SQLite did not check).
+fn satisfies(table: &Table, doc: &str, rest: &Filter) -> Result<bool, StoreError> {
+    if rest.is_all() {
+        return Ok(true);
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(doc).map_err(|e| StoreError::Backend(format!("{}: stored document unreadable: {e}", table.spec.name)))?;
+    Ok(rest.matches(&value))
+}
+
+/// The stored text of a row's first column.
+fn row_text<'r>(row: &'r rusqlite::Row<'_>) -> Result<&'r str, StoreError> {
+    row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(backend)
+}
+
+/// The documents matching `query`, in insertion order, within the `seq` range `between` if
+/// given; `None` when more than `budget` rows had to be stepped through.
+fn find_rows(
+    conn: &Connection,
+    table: &Table,
+    query: &Query,
+    between: Option<(i64, i64)>,
+    budget: usize,
+) -> Result<Option<Vec<Json>>, StoreError> {
+    let (sql, params) = match between {
+        None => (query.select_docs(table), query.params.clone()),
+        Some((first, last)) => {
+            let mut params = query.params_with(SqlValue::Integer(first));
+            params.push(SqlValue::Integer(last));
+            (query.select_docs_between(table), params)
+        }
+    };
+    let mut stmt = conn.prepare_cached(&sql).map_err(backend)?;
+    let mut rows = stmt.query(params_from_iter(params)).map_err(backend)?;
+    let mut out = Vec::new();
+    let mut stepped = 0usize;
+    while let Some(row) = rows.next().map_err(backend)? {
+        stepped += 1;
+        if stepped > budget {
+            return Ok(None);
+        }
+        let text = row_text(row)?;
+        if satisfies(table, text, &query.rest)? {
+            out.push(trusted_raw(text.to_owned()));
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The `seq` of the first and last rows meeting the conditions SQLite checks, if any.
+fn seq_bounds(conn: &Connection, table: &Table, query: &Query) -> Result<Option<(i64, i64)>, StoreError> {
+    let bound = |last: bool| -> Result<Option<i64>, StoreError> {
+        let mut stmt = conn.prepare_cached(&query.select_bound(table, last)).map_err(backend)?;
+        stmt.query_row(params_from_iter(&query.params), |row| row.get(0)).optional().map_err(backend)
+    };
+    Ok(bound(false)?.zip(bound(true)?))
+}
+
+/// `first..=last` cut into `parts` ranges of about equal width (fewer when it is narrow).
+fn split_range(first: i64, last: i64, parts: usize) -> Vec<(i64, i64)> {
+    let width = last.saturating_sub(first).saturating_add(1).max(1);
+    let parts = i64::try_from(parts).unwrap_or(1).clamp(1, (width / MIN_PARALLEL_ROWS).max(1));
+    let step = width / parts;
+    (0..parts)
+        .map(|i| {
+            let start = first + i * step;
+            let end = if i == parts - 1 { last } else { start + step - 1 };
+            (start, end)
+        })
+        .collect()
+}
+
+/// How many documents match `query`, up to `limit`; `None` when more than `budget` rows had to
+/// be stepped through.
+fn count_rows(conn: &Connection, table: &Table, query: &Query, limit: Option<u64>, budget: usize) -> Result<Option<u64>, StoreError> {
+    let budget = u64::try_from(budget).unwrap_or(u64::MAX);
+    if query.is_pushed_down() {
+        // Count at most one row past the budget: reaching it means the count must go on elsewhere.
+        let cap = limit.map_or(budget.saturating_add(1), |limit| limit.min(budget.saturating_add(1)));
+        let unbounded = limit.is_none() && budget == u64::MAX;
+        let mut stmt = conn.prepare_cached(&query.select_count(table, !unbounded)).map_err(backend)?;
+        let n: i64 = if unbounded {
+            stmt.query_row(params_from_iter(&query.params), |row| row.get(0))
+        } else {
+            let cap = SqlValue::Integer(i64::try_from(cap).unwrap_or(i64::MAX));
+            stmt.query_row(params_from_iter(query.params_with(cap)), |row| row.get(0))
+        }
+        .map_err(backend)?;
+        let n = u64::try_from(n).unwrap_or(0);
+        return Ok(if n > budget { None } else { Some(n) });
+    }
+    let mut stmt = conn.prepare_cached(&query.select_docs(table)).map_err(backend)?;
+    let mut rows = stmt.query(params_from_iter(&query.params)).map_err(backend)?;
+    let (mut n, mut stepped) = (0u64, 0u64);
+    while limit.is_none_or(|limit| n < limit) {
+        let Some(row) = rows.next().map_err(backend)? else { break };
+        stepped += 1;
+        if stepped > budget {
+            return Ok(None);
+        }
+        if satisfies(table, row_text(row)?, &query.rest)? {
+            n += 1;
+        }
+    }
+    Ok(Some(n))
+}
+
+/// The stored text of the document keyed `id` if it meets `condition`, inside the writer's
+/// transaction.
+fn doc_if(conn: &Connection, table: &Table, id: &str, condition: &Query) -> Result<Option<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(&condition.select_by_key(table)).map_err(backend)?;
+    let params = condition.params_with(SqlValue::Text(id.to_string()));
+    let doc = stmt.query_row(params_from_iter(params), |row| row.get::<_, String>(0)).optional().map_err(backend)?;
+    match doc {
+        Some(doc) if satisfies(table, &doc, &condition.rest)? => Ok(Some(doc)),
+        _ => Ok(None),
+    }
+}
+
+#[async_trait]
+impl DocumentStore for EmbeddedStore {
+    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let mut rows = Vec::with_capacity(docs.len());
+        for (collection, doc) in docs {
+            let table = self.table(collection)?;
+            let fields = top_level(doc.get()).map_err(|r| invalid(&table, r))?;
+            let key = key_of(&fields, table.spec.key).map_err(|r| invalid(&table, r))?;
+            rows.push((table, key, doc));
+        }
+        self.inner
+            .writer
+            .write(move |conn| {
+                for (table, key, doc) in &rows {
+                    let mut stmt = conn.prepare_cached(&table.sql.insert).map_err(backend)?;
+                    stmt.execute(params![key, doc.get()]).map_err(|e| write_error(table, e))?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
+        let table = self.table(collection)?;
+        self.inner.readers.read(|conn| {
+            let mut stmt = conn.prepare_cached(&table.sql.get).map_err(backend)?;
+            let doc = stmt.query_row(params![id], |row| row.get::<_, String>(0)).optional().map_err(backend)?;
+            Ok(doc.map(trusted_raw))
+        })
+    }
+
+    async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
+        let table = self.table(collection)?;
+        let query = Arc::new(Query::plan(&table, filter));
+        if let Some(docs) = self.inner.readers.read(|conn| find_rows(conn, &table, &query, None, INLINE_ROWS))? {
+            return Ok(docs);
+        }
+        // A large result: read ranges of insertion order in parallel on the blocking pool.
+        let Some((first, last)) = self.inner.readers.read(|conn| seq_bounds(conn, &table, &query))? else {
+            return Ok(Vec::new());
+        };
+        let parts = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARALLEL_READS);
+        let reads: Vec<_> = split_range(first, last, parts)
+            .into_iter()
+            .map(|range| {
+                let (inner, table, query) = (Arc::clone(&self.inner), Arc::clone(&table), Arc::clone(&query));
+                tokio::task::spawn_blocking(move || inner.readers.read(|conn| find_rows(conn, &table, &query, Some(range), usize::MAX)))
+            })
+            .collect();
+        let mut docs = Vec::new();
+        for read in reads {
+            let part = read.await.map_err(|e| StoreError::Backend(format!("store read failed: {e}")))??;
+            docs.extend(part.unwrap_or_default());
+        }
+        Ok(docs)
+    }
+
+    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
+        let table = self.table(collection)?;
+        let query = Query::plan(&table, filter);
+        self.read(move |conn, budget| count_rows(conn, &table, &query, limit, budget)).await
+    }
+
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
+        let table = self.table(collection)?;
+        let set_fields: TopLevel<'_> = top_level(set.get()).map_err(|r| invalid(&table, r))?;
+        check_set(&set_fields, table.spec.key, id).map_err(|r| invalid(&table, r))?;
+        drop(set_fields);
+        let (id, condition, set) = (id.to_string(), Query::plan(&table, condition), set.clone());
+        self.inner
+            .writer
+            .write(move |conn| {
+                let Some(doc) = doc_if(conn, &table, &id, &condition)? else { return Ok(false) };
+                let set_fields = top_level(set.get()).map_err(|r| invalid(&table, r))?;
+                if !set_fields.is_empty() {
+                    let merged = merge(&doc, &set_fields).map_err(|r| invalid(&table, r))?;
+                    let mut stmt = conn.prepare_cached(&table.sql.update).map_err(backend)?;
+                    stmt.execute(params![id, merged]).map_err(|e| write_error(&table, e))?;
+                }
+                Ok(true)
+            })
+            .await
+    }
+
+    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
+        let table = self.table(collection)?;
+        let (id, condition) = (id.to_string(), Query::plan(&table, condition));
+        self.inner
+            .writer
+            .write(move |conn| {
+                if !condition.is_pushed_down() && doc_if(conn, &table, &id, &condition)?.is_none() {
+                    return Ok(false);
+                }
+                let mut stmt = conn.prepare_cached(&condition.delete_by_key(&table)).map_err(backend)?;
+                let deleted = stmt.execute(params_from_iter(condition.params_with(SqlValue::Text(id.clone())))).map_err(backend)?;
+                Ok(deleted > 0)
+            })
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_range;
+
+    #[test]
+    fn ranges_cover_the_whole_span_once() {
+        assert_eq!(split_range(1, 100, 4), [(1, 100)], "too narrow to split");
+        assert_eq!(split_range(1, 100_000, 2), [(1, 50_000), (50_001, 100_000)]);
+        let parts = split_range(7, 80_006, 3);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[0].0, 7);
+        assert_eq!(parts[2].1, 80_006);
+        assert!(parts.windows(2).all(|w| w[0].1 + 1 == w[1].0));
+        assert_eq!(split_range(5, 5, 4), [(5, 5)]);
+    }
+}
