@@ -1,0 +1,121 @@
+//! The DynamoDB [`agora_store::DocumentStore`]: every collection of a database in one table.
+//!
+//! ```ignore
+//! let store = DynamoStore::connect(DynamoConfig::from_env(), VOTING_DB).await?;
+//! store.ensure_table().await?; // local and test use; in AWS the template creates the table
+//! ```
+//!
+//! [`DynamoConfig::from_env`] reads `AGORA_DYNAMODB_TABLE` (default `agora`) and
+//! `AGORA_DYNAMODB_ENDPOINT` (a DynamoDB-compatible server, e.g. moto); region and credentials
+//! come from the standard AWS environment.
+//!
+//! # The table
+//!
+//! On-demand capacity; partition key only; every attribute named in a key schema is a string:
+//!
+//! | Key schema | Attribute | Type |
+//! |---|---|---|
+//! | table `HASH` | `pk` | S |
+//! | GSI `gsi_all`: `HASH` / `RANGE` | `gall` / `seq` | S / S |
+//! | GSI `gsi1`: `HASH` / `RANGE` | `g1` / `seq` | S / S |
+//! | GSI `gsi2`: `HASH` / `RANGE` | `g2` / `seq` | S / S |
+//! | GSI `gsi3`: `HASH` / `RANGE` | `g3` / `seq` | S / S |
+//! | GSI `gsi4`: `HASH` / `RANGE` | `g4` / `seq` | S / S |
+//!
+//! Every GSI has projection `INCLUDE` with the non-key attributes `doc`, `pgen`, `pn`. The number
+//! of field GSIs (`gsi1`..`gsiN`) is the most any collection of the database needs: 4 for
+//! `voting_db` (the table above). [`DynamoStore::ensure_table`] creates exactly this; in
+//! CloudFormation/SAM:
+//!
+//! ```yaml
+//! AttributeDefinitions:
+//!   - {AttributeName: pk, AttributeType: S}
+//!   - {AttributeName: seq, AttributeType: S}
+//!   - {AttributeName: gall, AttributeType: S}
+//!   - {AttributeName: g1, AttributeType: S}   # ... g2, g3, g4 likewise
+//! KeySchema: [{AttributeName: pk, KeyType: HASH}]
+//! BillingMode: PAY_PER_REQUEST
+//! GlobalSecondaryIndexes:
+//!   - IndexName: gsi_all                      # ... gsi1..gsi4 with g1..g4 likewise
+//!     KeySchema: [{AttributeName: gall, KeyType: HASH}, {AttributeName: seq, KeyType: RANGE}]
+//!     Projection: {ProjectionType: INCLUDE, NonKeyAttributes: [doc, pgen, pn]}
+//! ```
+//!
+//! # Items
+//!
+//! * **Document** `pk = d#<collection>#<id>`: `doc` (S) the JSON text exactly as written (so
+//!   documents round-trip byte for byte, and `find` hands the text back untouched), or the
+//!   manifest `pgen` (S) + `pn` (N) of a document stored in parts; `ver` (N) raised by every
+//!   write; `seq` (S) insertion order (see `order.rs`), kept by updates; `gall` (S)
+//!   `<collection>#<shard>` (shard = FNV-1a of the id modulo [`COLLECTION_SHARDS`]); `g<n>` (S)
+//!   for each field GSI the document is in; `uks` (L of S) the keys of its unique markers.
+//! * **Unique marker** `pk = u#<collection>#<fields joined by ,>#<values>`, `owner` (S) the key
+//!   of the document holding those values. Written and deleted in the same transaction as the
+//!   document, each with `attribute_not_exists(pk)`.
+//! * **Part** `pk = p#<collection>#<id>#<gen>#<n>`, `data` (B) bytes `n * 350,000 ..` of the
+//!   text, for documents over 350,000 bytes (`parts.rs`).
+//!
+//! Values in keys keep their JSON type: `s:<string>`, `b:true`, `n:<number>` (numbers canonical:
+//! `1`, `1.0` and `1e0` are all `n:1`); several values are a JSON array of those. Only strings,
+//! numbers and booleans are indexed or unique: a document whose indexed field is missing, `null`,
+//! an array or an object is not in that field's GSI (as the embedded store's generated columns are
+//! NULL then), and a unique set with such a value constrains nothing.
+//!
+//! # Field GSIs
+//!
+//! Derived from each [`agora_store::CollectionSpec`]: one GSI per `indexed` field (except the
+//! key, which `GetItem` serves), in `indexed` order, then one composite GSI pairing the first
+//! indexed field with each later one, unless the pair is a unique set (its marker serves that
+//! lookup). `g<n> = <collection>#<fields joined by ,>#<values>`. For `voting_db`:
+//!
+//! | GSI | `votes` | `social_task_core_data` |
+//! |---|---|---|
+//! | `gsi1` | `social_task_id` | `status` |
+//! | `gsi2` | `submitter_subject_id` | |
+//! | `gsi3` | `qualified` | |
+//! | `gsi4` | `social_task_id,qualified` | |
+//!
+//! So the hot paths are keyed reads: vote intake is `GetItem` (vote by id) and the unique
+//! marker of `(social_task_id, submitter_subject_id)`; the trigger count is a `Select::COUNT`
+//! `Query` of `gsi4`, stopped at its limit; the start sweep a `Query` of `gsi1` on
+//! `status = scheduled`. `query.rs` documents the choice of access path; the store never calls
+//! `Scan` (a filter without a usable equality queries the shards of `gsi_all`).
+//!
+//! # Writes
+//!
+//! * `insert`: one conditional `PutItem` for a lone document without unique sets, else one
+//!   `TransactWriteItems` for all the documents and their markers (at most
+//!   [`MAX_TRANSACTION_ITEMS`] = 100 writes, e.g. 50 votes: a larger insert is refused with
+//!   [`agora_store::StoreError::Backend`] before anything is written). A failed condition names
+//!   the key or the unique set in [`agora_store::StoreError::Duplicate`].
+//! * `update`: read (consistent), check the condition with [`agora_filter::Filter::matches`],
+//!   write back conditioned on `ver` with the markers of changed unique values moved in the same
+//!   transaction (a taken value is a `Duplicate`); on a concurrent change, read again (up to 64
+//!   times).
+//! * `delete`: the same, deleting the document and its markers together.
+//! * Large documents: parts go in the same transaction when it stays within 100 items and
+//!   3.5 MB, else before it; old parts are deleted once no main item names them.
+//!
+//! # Consistency
+//!
+//! `get`, key and unique-marker lookups, and every write are strongly consistent. GSIs are
+//! eventually consistent in DynamoDB (not in moto): a `find`/`count` served by a GSI may miss a
+//! write made a moment (typically well under a second) before.
+
+mod admin;
+mod config;
+mod document;
+mod error;
+mod items;
+mod order;
+mod parts;
+mod query;
+mod store;
+mod table;
+mod writes;
+
+pub use config::{DynamoConfig, DEFAULT_TABLE, ENDPOINT_ENV, TABLE_ENV};
+pub use query::AccessPath;
+pub use store::{DynamoStore, StoreStats};
+pub use table::COLLECTION_SHARDS;
+pub use writes::MAX_TRANSACTION_ITEMS;

@@ -1,0 +1,388 @@
+//! `find` and `count`: how a filter is served (its access path), and the reads that serve it.
+//!
+//! The filter's top-level equalities on the key, indexed and unique fields
+//! ([`Filter::take_equalities`]) choose the access path, most selective first:
+//!
+//! 1. the key: one consistent `GetItem`;
+//! 2. every field of a unique set: the set's marker (a consistent `GetItem`), then the document
+//!    it names;
+//! 3. a field GSI: composites (two equalities) before single fields, single fields in `indexed`
+//!    order; one `Query`, in insertion order;
+//! 4. otherwise the collection GSI: one `Query` per shard, merged in insertion order.
+//!
+//! Whatever the access path does not check is matched in Rust ([`Filter::matches`]); when
+//! nothing is left, documents are handed back as stored, and `count` asks DynamoDB for counts
+//! (`Select::COUNT`) without reading documents. The store never calls `Scan`.
+
+use crate::document::raw;
+use crate::items::{self, Item, Stored};
+use crate::parts;
+use crate::store::Inner;
+use crate::table::{self, Collection, ALL_ATTR, ALL_INDEX, COLLECTION_SHARDS, DOC, OWNER, PART_COUNT, PART_GEN, PK, SEQ};
+use agora_filter::Filter;
+use agora_store::{Json, StoreError};
+use aws_sdk_dynamodb::types::{AttributeValue, Select};
+use serde_json::{Map, Value};
+
+/// How a filter is served; see the module documentation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccessPath {
+    /// Nothing can match (an equality on the key with a value that is not a string).
+    Nothing,
+    /// `GetItem` of the document.
+    Key,
+    /// `GetItem` of the marker of this unique set (fields joined by `,`), then of the document.
+    Unique { fields: String },
+    /// `Query` of this field GSI (`gsi<n>`) on these fields (joined by `,`).
+    Index { index: String, fields: String },
+    /// `Query` of every shard of the collection GSI: a read of the whole collection.
+    Collection,
+}
+
+/// An access path with its keys.
+#[derive(Debug, Clone)]
+enum Access {
+    Nothing,
+    Key(String),
+    Unique { marker: String },
+    Index { slot: usize, pk: String },
+    Collection,
+}
+
+/// A filter split between the access path and the matcher.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    access: Access,
+    path: AccessPath,
+    /// What the documents the access path yields must still match; [`Filter::all`] when none.
+    rest: Filter,
+}
+
+impl Plan {
+    /// Plans `filter` on `c`.
+    pub fn new(c: &Collection, filter: &Filter) -> Plan {
+        if filter.is_all() {
+            return Plan { access: Access::Collection, path: AccessPath::Collection, rest: Filter::all() };
+        }
+        let (pairs, rest) = filter.take_equalities(&c.pushable_fields());
+        let value_of = |field: &str| pairs.iter().position(|(f, _)| f == field);
+        let (access, path, used): (Access, AccessPath, Vec<usize>) = 'chosen: {
+            if let Some(i) = value_of(c.spec.key) {
+                break 'chosen match &pairs[i].1 {
+                    Value::String(id) => (Access::Key(id.clone()), AccessPath::Key, vec![i]),
+                    _ => (Access::Nothing, AccessPath::Nothing, vec![i]),
+                };
+            }
+            for set in c.spec.unique {
+                let used: Option<Vec<usize>> = set.iter().map(|f| value_of(f)).collect();
+                let Some(used) = used else { continue };
+                let values: Vec<&Value> = used.iter().map(|i| &pairs[*i].1).collect();
+                if let Some(marker) = c.marker_pk(set, &values) {
+                    // The marker and the document are two reads: the whole filter is checked on
+                    // the document.
+                    let path = AccessPath::Unique { fields: set.join(",") };
+                    return Plan { access: Access::Unique { marker }, path, rest: filter.clone() };
+                }
+            }
+            let composites = c.indexes.iter().filter(|i| i.fields.len() > 1);
+            for index in composites.chain(c.indexes.iter().filter(|i| i.fields.len() == 1)) {
+                let used: Option<Vec<usize>> = index.fields.iter().map(|f| value_of(f)).collect();
+                let Some(used) = used else { continue };
+                let values: Vec<&Value> = used.iter().map(|i| &pairs[*i].1).collect();
+                if let Some(pk) = c.index_pk(index, &values) {
+                    let path = AccessPath::Index { index: table::index_name(index.slot), fields: index.fields.join(",") };
+                    break 'chosen (Access::Index { slot: index.slot, pk }, path, used);
+                }
+            }
+            (Access::Collection, AccessPath::Collection, Vec::new())
+        };
+        // The equalities the access path does not check go back to the matcher.
+        let mut rest = rest;
+        for (i, (field, value)) in pairs.into_iter().enumerate() {
+            if !used.contains(&i) {
+                rest = Filter::must(Value::Object(Map::from_iter([(field, value)]))).and(rest);
+            }
+        }
+        Plan { access, path, rest }
+    }
+
+    pub fn path(&self) -> &AccessPath {
+        &self.path
+    }
+}
+
+/// The documents of `c` matching `plan`, in insertion order.
+pub(crate) async fn find(inner: &Inner, c: &Collection, plan: &Plan) -> Result<Vec<Json>, StoreError> {
+    match &plan.access {
+        Access::Nothing => Ok(Vec::new()),
+        Access::Key(id) => one(inner, c, id, &plan.rest).await.map(|doc| doc.into_iter().collect()),
+        Access::Unique { marker } => match owner_of(inner, marker).await? {
+            Some(id) => one(inner, c, &id, &plan.rest).await.map(|doc| doc.into_iter().collect()),
+            None => Ok(Vec::new()),
+        },
+        Access::Index { slot, pk } => {
+            let source = Source::Index { name: table::index_name(*slot), attr: table::index_attr(*slot), pk: pk.clone() };
+            let docs = read(inner, c, &source, &plan.rest, None).await?;
+            Ok(docs.into_iter().map(|(_, doc)| doc).collect())
+        }
+        Access::Collection => {
+            let shards = (0..COLLECTION_SHARDS).map(|shard| {
+                let source = shard_source(c, shard);
+                async move { read(inner, c, &source, &plan.rest, None).await }
+            });
+            let mut docs: Vec<(String, Json)> = futures::future::try_join_all(shards).await?.into_iter().flatten().collect();
+            docs.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(docs.into_iter().map(|(_, doc)| doc).collect())
+        }
+    }
+}
+
+/// How many documents of `c` match `plan`, counting no further than `limit`.
+pub(crate) async fn count(inner: &Inner, c: &Collection, plan: &Plan, limit: Option<u64>) -> Result<u64, StoreError> {
+    if limit == Some(0) {
+        return Ok(0);
+    }
+    let capped = |n: u64| limit.map_or(n, |limit| n.min(limit));
+    match &plan.access {
+        Access::Nothing | Access::Key(_) | Access::Unique { .. } => Ok(capped(find(inner, c, plan).await?.len() as u64)),
+        Access::Index { slot, pk } => {
+            let source = Source::Index { name: table::index_name(*slot), attr: table::index_attr(*slot), pk: pk.clone() };
+            count_source(inner, c, &source, &plan.rest, limit).await
+        }
+        Access::Collection => {
+            let mut total = 0u64;
+            if plan.rest.is_all() {
+                let shards = (0..COLLECTION_SHARDS).map(|shard| {
+                    let source = shard_source(c, shard);
+                    async move { count_source(inner, c, &source, &plan.rest, limit).await }
+                });
+                total = futures::future::try_join_all(shards).await?.into_iter().sum();
+            } else {
+                for shard in 0..COLLECTION_SHARDS {
+                    let remaining = limit.map(|limit| limit.saturating_sub(total));
+                    if remaining == Some(0) {
+                        break;
+                    }
+                    total += count_source(inner, c, &shard_source(c, shard), &plan.rest, remaining).await?;
+                }
+            }
+            Ok(capped(total))
+        }
+    }
+}
+
+/// The document keyed `id`, if it matches `rest`.
+async fn one(inner: &Inner, c: &Collection, id: &str, rest: &Filter) -> Result<Option<Json>, StoreError> {
+    match crate::store::get_text(inner, c, id).await? {
+        Some(text) if satisfies(c, &text, rest)? => Ok(Some(raw(text).map_err(|r| items::corrupt(c, &r))?)),
+        _ => Ok(None),
+    }
+}
+
+/// The owner named by a unique marker.
+async fn owner_of(inner: &Inner, marker: &str) -> Result<Option<String>, StoreError> {
+    inner.stats.count_get();
+    let out = inner
+        .client
+        .get_item()
+        .table_name(&inner.table)
+        .key(PK, AttributeValue::S(marker.to_string()))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(|e| crate::error::backend("GetItem (unique marker)", e))?;
+    Ok(match out.item.and_then(|mut item| item.remove(OWNER)) {
+        Some(AttributeValue::S(owner)) => Some(owner),
+        _ => None,
+    })
+}
+
+/// Does the document `text` match `rest`?
+fn satisfies(c: &Collection, text: &str, rest: &Filter) -> Result<bool, StoreError> {
+    if rest.is_all() {
+        return Ok(true);
+    }
+    let doc: Value = serde_json::from_str(text).map_err(|e| items::corrupt(c, &format!("a stored document is not JSON: {e}")))?;
+    Ok(rest.matches(&doc))
+}
+
+/// A GSI partition to query.
+#[derive(Debug, Clone)]
+enum Source {
+    Index { name: String, attr: String, pk: String },
+    Shard { pk: String },
+}
+
+fn shard_source(c: &Collection, shard: u32) -> Source {
+    Source::Shard { pk: c.shard_pk(shard) }
+}
+
+/// One page of a `Query` of `source`: items (or only their count).
+async fn page(
+    inner: &Inner,
+    source: &Source,
+    start: Option<Item>,
+    count_only: bool,
+    limit: Option<u64>,
+) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, StoreError> {
+    let (index, attr, pk) = match source {
+        Source::Index { name, attr, pk } => {
+            inner.stats.count_index_query();
+            (name.as_str(), attr.as_str(), pk)
+        }
+        Source::Shard { pk } => {
+            inner.stats.count_collection_query();
+            (ALL_INDEX, ALL_ATTR, pk)
+        }
+    };
+    let mut call = inner
+        .client
+        .query()
+        .table_name(&inner.table)
+        .index_name(index)
+        .key_condition_expression("#k = :k")
+        .expression_attribute_names("#k", attr)
+        .expression_attribute_values(":k", AttributeValue::S(pk.clone()))
+        .set_exclusive_start_key(start)
+        .set_limit(limit.map(|l| i32::try_from(l).unwrap_or(i32::MAX)));
+    if count_only {
+        call = call.select(Select::Count);
+    } else {
+        call = call
+            .projection_expression("#pk, #seq, #doc, #pgen, #pn")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#seq", SEQ)
+            .expression_attribute_names("#doc", DOC)
+            .expression_attribute_names("#pgen", PART_GEN)
+            .expression_attribute_names("#pn", PART_COUNT);
+    }
+    call.send().await.map_err(|e| crate::error::backend("Query", e))
+}
+
+/// The documents of `source` matching `rest`, in insertion order, with their `seq`; no more than
+/// `limit` of them.
+async fn read(
+    inner: &Inner,
+    c: &Collection,
+    source: &Source,
+    rest: &Filter,
+    limit: Option<u64>,
+) -> Result<Vec<(String, Json)>, StoreError> {
+    let mut out = Vec::new();
+    let mut start = None;
+    loop {
+        let page = page(inner, source, start, false, None).await?;
+        for item in page.items.unwrap_or_default() {
+            if limit.is_some_and(|limit| out.len() as u64 >= limit) {
+                return Ok(out);
+            }
+            if let Some(doc) = document(inner, c, item, rest).await? {
+                out.push(doc);
+            }
+        }
+        start = page.last_evaluated_key.filter(|key| !key.is_empty());
+        if start.is_none() || limit.is_some_and(|limit| out.len() as u64 >= limit) {
+            return Ok(out);
+        }
+    }
+}
+
+/// How many documents of `source` match `rest`, up to `limit`.
+async fn count_source(inner: &Inner, c: &Collection, source: &Source, rest: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
+    if !rest.is_all() {
+        return Ok(read(inner, c, source, rest, limit).await?.len() as u64);
+    }
+    let mut total = 0u64;
+    let mut start = None;
+    loop {
+        let remaining = limit.map(|limit| limit - total);
+        let page = page(inner, source, start, true, remaining).await?;
+        total += u64::try_from(page.count).unwrap_or(0);
+        start = page.last_evaluated_key.filter(|key| !key.is_empty());
+        if start.is_none() || limit.is_some_and(|limit| total >= limit) {
+            return Ok(limit.map_or(total, |limit| total.min(limit)));
+        }
+    }
+}
+
+/// A queried item as a document matching `rest`, with its `seq`.
+async fn document(inner: &Inner, c: &Collection, item: Item, rest: &Filter) -> Result<Option<(String, Json)>, StoreError> {
+    let stored: Stored = items::stored(c, item)?;
+    let seq = stored.seq.clone();
+    let id = stored.id.clone();
+    let text = match parts::text_of(inner, c, stored).await? {
+        Some(text) => text,
+        // Replaced since the query read it: read the document as it is now.
+        None => match crate::store::get_text(inner, c, &id).await? {
+            Some(text) => text,
+            None => return Ok(None),
+        },
+    };
+    if !satisfies(c, &text, rest)? {
+        return Ok(None);
+    }
+    Ok(Some((seq, raw(text).map_err(|r| items::corrupt(c, &r))?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Layout;
+    use agora_store::{CollectionSpec, DatabaseSpec};
+    use serde_json::json;
+
+    const VOTES: CollectionSpec = CollectionSpec {
+        name: "votes",
+        key: "vote_id",
+        unique: &[&["social_task_id", "submitter_subject_id"]],
+        indexed: &["social_task_id", "submitter_subject_id", "qualified"],
+    };
+    const TASKS: CollectionSpec = CollectionSpec { name: "tasks", key: "social_task_id", unique: &[], indexed: &["status"] };
+    const DB: DatabaseSpec = DatabaseSpec { name: "db", collections: &[TASKS, VOTES] };
+
+    fn path(collection: &str, filter: Value) -> (AccessPath, Filter) {
+        let layout = Layout::new(&DB).expect("layout");
+        let plan = Plan::new(layout.collection(collection).expect("collection"), &Filter::must(filter));
+        (plan.path, plan.rest)
+    }
+
+    fn index(n: usize, fields: &str) -> AccessPath {
+        AccessPath::Index { index: format!("gsi{n}"), fields: fields.to_string() }
+    }
+
+    #[test]
+    fn hot_paths_never_read_a_whole_collection() {
+        // Vote intake.
+        assert_eq!(path("votes", json!({"vote_id": "v"})).0, AccessPath::Key);
+        let (p, rest) = path("votes", json!({"social_task_id": "t", "submitter_subject_id": "s"}));
+        assert_eq!(p, AccessPath::Unique { fields: "social_task_id,submitter_subject_id".to_string() });
+        assert!(rest.matches(&json!({"social_task_id": "t", "submitter_subject_id": "s"})));
+        assert!(!rest.matches(&json!({"social_task_id": "t", "submitter_subject_id": "x"})));
+        // Trigger count.
+        let (p, rest) = path("votes", json!({"social_task_id": "t", "qualified": true}));
+        assert_eq!(p, index(4, "social_task_id,qualified"));
+        assert!(rest.is_all());
+        let (p, rest) = path("votes", json!({"social_task_id": "t", "qualified": true, "submitter_subject_id": {"$in": ["a"]}}));
+        assert_eq!(p, index(4, "social_task_id,qualified"));
+        assert!(!rest.is_all());
+        // Start sweep.
+        let (p, rest) = path("tasks", json!({"status": "scheduled", "scheduled_time": {"$lte": "2026-10-22T10:00:00"}}));
+        assert_eq!(p, index(1, "status"));
+        assert!(!rest.is_all());
+        // Votes of a task.
+        assert_eq!(path("votes", json!({"social_task_id": "t"})).0, index(1, "social_task_id"));
+    }
+
+    #[test]
+    fn other_filters() {
+        assert_eq!(path("votes", json!({})).0, AccessPath::Collection);
+        assert_eq!(path("votes", json!({"vote_data.x": 1})).0, AccessPath::Collection);
+        assert_eq!(path("votes", json!({"vote_id": 3})).0, AccessPath::Nothing);
+        assert_eq!(path("votes", json!({"submitter_subject_id": "s", "qualified": false})).0, index(2, "submitter_subject_id"));
+        let (p, rest) = path("votes", json!({"$and": [{"qualified": true}, {"qualified": false}]}));
+        assert_eq!(p, index(3, "qualified"));
+        assert!(!rest.matches(&json!({"qualified": true})), "the second equality stays in the rest");
+        // A unique set with a value that cannot be keyed is not a marker lookup.
+        assert_eq!(path("votes", json!({"social_task_id": "t", "submitter_subject_id": {"$in": ["s"]}})).0, index(1, "social_task_id"));
+    }
+}

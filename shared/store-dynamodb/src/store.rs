@@ -1,0 +1,400 @@
+//! [`DynamoStore`]: the [`DocumentStore`] on one DynamoDB table.
+
+use crate::config::DynamoConfig;
+use crate::document::{check_set, key_of, merge, raw, top_level, TopLevel};
+use crate::items::{self, Body, Item, Prepared, Stored};
+use crate::parts;
+use crate::query::{self, AccessPath, Plan};
+use crate::table::{Collection, Layout, MAX_KEY_BYTES, PK};
+use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS};
+use agora_filter::Filter;
+use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
+use async_trait::async_trait;
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Times `update` and `delete` read a document again after a concurrent write changed it (and a
+/// read, after a concurrent write replaced the parts it was reading).
+const MAX_ATTEMPTS: u32 = 64;
+
+/// The DynamoDB [`DocumentStore`]: every collection of a [`DatabaseSpec`] in one table (the
+/// crate documentation describes the table). Cheap to clone.
+#[derive(Clone)]
+pub struct DynamoStore {
+    inner: Arc<Inner>,
+}
+
+/// What every call needs.
+pub(crate) struct Inner {
+    pub client: aws_sdk_dynamodb::Client,
+    pub table: String,
+    pub layout: Layout,
+    pub stats: Counters,
+}
+
+/// Calls made to DynamoDB since the store was connected, for tests and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// `GetItem` calls (documents, unique markers, parts).
+    pub get_items: u64,
+    /// `PutItem` calls (single documents, parts written ahead of their document).
+    pub put_items: u64,
+    /// `DeleteItem` calls.
+    pub delete_items: u64,
+    /// `TransactWriteItems` calls.
+    pub transactions: u64,
+    /// `Query` pages on a field GSI.
+    pub index_queries: u64,
+    /// `Query` pages on the collection GSI: reads of a whole collection (the store never calls
+    /// `Scan`; this is what a filter without a usable equality costs instead).
+    pub collection_queries: u64,
+}
+
+/// The atomic counters behind [`StoreStats`].
+#[derive(Default)]
+pub(crate) struct Counters {
+    get_items: AtomicU64,
+    put_items: AtomicU64,
+    delete_items: AtomicU64,
+    transactions: AtomicU64,
+    index_queries: AtomicU64,
+    collection_queries: AtomicU64,
+}
+
+impl Counters {
+    pub fn count_get(&self) {
+        self.get_items.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn count_put(&self) {
+        self.put_items.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn count_delete(&self) {
+        self.delete_items.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn count_transaction(&self) {
+        self.transactions.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn count_index_query(&self) {
+        self.index_queries.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn count_collection_query(&self) {
+        self.collection_queries.fetch_add(1, Ordering::Relaxed);
+    }
+    fn snapshot(&self) -> StoreStats {
+        StoreStats {
+            get_items: self.get_items.load(Ordering::Relaxed),
+            put_items: self.put_items.load(Ordering::Relaxed),
+            delete_items: self.delete_items.load(Ordering::Relaxed),
+            transactions: self.transactions.load(Ordering::Relaxed),
+            index_queries: self.index_queries.load(Ordering::Relaxed),
+            collection_queries: self.collection_queries.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl DynamoStore {
+    /// A store for `db` in the table `config` names. Makes no call yet: the table must exist
+    /// (see [`DynamoStore::ensure_table`]).
+    pub async fn connect(config: DynamoConfig, db: DatabaseSpec) -> Result<DynamoStore, StoreError> {
+        let client = config.client().await?;
+        DynamoStore::with_client(client, config.table, db)
+    }
+
+    /// A store for `db` in `table`, through a client built elsewhere.
+    pub fn with_client(client: aws_sdk_dynamodb::Client, table: impl Into<String>, db: DatabaseSpec) -> Result<DynamoStore, StoreError> {
+        let layout = Layout::new(&db)?;
+        Ok(DynamoStore { inner: Arc::new(Inner { client, table: table.into(), layout, stats: Counters::default() }) })
+    }
+
+    /// Creates the table and its GSIs if it does not exist, and waits until it is active; checks
+    /// an existing table has the GSIs the store needs. For local and test use: in AWS the
+    /// deployment template creates the table.
+    pub async fn ensure_table(&self) -> Result<(), StoreError> {
+        crate::admin::ensure_table(&self.inner).await
+    }
+
+    /// Deletes the table (for tests). A missing table is not an error.
+    pub async fn delete_table(&self) -> Result<(), StoreError> {
+        crate::admin::delete_table(&self.inner).await
+    }
+
+    /// The table's name.
+    pub fn table_name(&self) -> &str {
+        &self.inner.table
+    }
+
+    /// The DynamoDB client.
+    pub fn client(&self) -> &aws_sdk_dynamodb::Client {
+        &self.inner.client
+    }
+
+    /// The calls made so far.
+    pub fn stats(&self) -> StoreStats {
+        self.inner.stats.snapshot()
+    }
+
+    /// How `find` and `count` serve `filter` on `collection`.
+    pub fn access_path(&self, collection: &str, filter: &Filter) -> Result<AccessPath, StoreError> {
+        let c = self.inner.layout.collection(collection)?;
+        Ok(Plan::new(c, filter).path().clone())
+    }
+
+    fn collection(&self, name: &str) -> Result<&Collection, StoreError> {
+        self.inner.layout.collection(name)
+    }
+}
+
+/// The main item of the document keyed `id` (consistent read).
+pub(crate) async fn get_main(inner: &Inner, c: &Collection, id: &str) -> Result<Option<Stored>, StoreError> {
+    let pk = c.doc_pk(id);
+    if pk.len() > MAX_KEY_BYTES {
+        // Longer than any key the store writes.
+        return Ok(None);
+    }
+    inner.stats.count_get();
+    let out = inner
+        .client
+        .get_item()
+        .table_name(&inner.table)
+        .key(PK, AttributeValue::S(pk))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(|e| crate::error::backend("GetItem", e))?;
+    out.item.map(|item| items::stored(c, item)).transpose()
+}
+
+/// The text of the document keyed `id`, whole.
+pub(crate) async fn get_text(inner: &Inner, c: &Collection, id: &str) -> Result<Option<String>, StoreError> {
+    for _ in 0..MAX_ATTEMPTS {
+        let Some(stored) = get_main(inner, c, id).await? else { return Ok(None) };
+        if let Some(text) = parts::text_of(inner, c, stored).await? {
+            return Ok(Some(text));
+        }
+    }
+    Err(StoreError::Backend(format!("{}/{id}: the document kept being replaced while it was read", c.name())))
+}
+
+/// A document refused by the store.
+fn invalid(c: &Collection, reason: impl Into<String>) -> StoreError {
+    StoreError::InvalidDocument { collection: c.name().to_string(), reason: reason.into() }
+}
+
+/// The writes of new documents: each main item (must be new), then its markers (must be new).
+fn insert_writes(docs: &[(&Collection, Prepared)]) -> Vec<Write> {
+    let mut out = Vec::new();
+    for (c, p) in docs {
+        let duplicate = |fields: &str| Failure::Duplicate { collection: c.name().to_string(), fields: fields.to_string() };
+        out.push(Write::Put { item: p.main.clone(), condition: Condition::New, failure: duplicate(c.spec.key) });
+        for marker in &p.markers {
+            out.push(Write::Put { item: items::marker_item(marker, &p.id), condition: Condition::New, failure: duplicate(&marker.set) });
+        }
+    }
+    out
+}
+
+/// Commits `writes` together with the new `parts` of the documents they store: in the same
+/// transaction when it stays within DynamoDB's limits, else the parts first (they are reachable
+/// only once the main item naming them is written). Parts written ahead of a failed commit are
+/// deleted again.
+async fn commit_with_parts(
+    inner: &Inner,
+    mut writes: Vec<Write>,
+    new_parts: &[(&Collection, &Prepared)],
+) -> Result<Result<(), Failure>, StoreError> {
+    let part_items: usize = new_parts.iter().map(|(_, p)| p.parts.len()).sum();
+    if part_items == 0 {
+        return writes::commit(inner, writes).await;
+    }
+    let bytes: usize =
+        writes.iter().map(write_size).sum::<usize>() + new_parts.iter().flat_map(|(_, p)| &p.parts).map(items::item_size).sum::<usize>();
+    if writes.len() + part_items <= MAX_TRANSACTION_ITEMS && bytes <= MAX_TRANSACTION_BYTES {
+        for (_, p) in new_parts {
+            for part in &p.parts {
+                // Parts of a new generation: nobody else writes these keys.
+                writes.push(Write::Put { item: part.clone(), condition: Condition::None, failure: Failure::Changed });
+            }
+        }
+        return writes::commit(inner, writes).await;
+    }
+    let ahead: Vec<Item> = new_parts.iter().flat_map(|(_, p)| p.parts.iter().cloned()).collect();
+    let outcome = match parts::put_all(inner, &ahead).await {
+        Ok(()) => writes::commit(inner, writes).await,
+        Err(e) => Err(e),
+    };
+    if !matches!(outcome, Ok(Ok(()))) {
+        for (c, p) in new_parts {
+            parts::delete_items(inner, c, &p.id, p.gen.as_deref(), p.parts.len()).await;
+        }
+    }
+    outcome
+}
+
+fn write_size(write: &Write) -> usize {
+    match write {
+        Write::Put { item, .. } => items::item_size(item),
+        Write::Delete { pk, .. } => pk.len(),
+    }
+}
+
+/// Merged text and the parsed form of a `$set` ready to apply.
+fn parse_set<'a>(c: &Collection, set: &'a Json, id: &str) -> Result<TopLevel<'a>, StoreError> {
+    let fields = top_level(set.get()).map_err(|r| invalid(c, r))?;
+    check_set(&fields, c.spec.key, id).map_err(|r| invalid(c, r))?;
+    Ok(fields)
+}
+
+/// Does the document `text` match `condition`?
+fn meets(c: &Collection, text: &str, condition: &Filter) -> Result<bool, StoreError> {
+    if condition.is_all() {
+        return Ok(true);
+    }
+    let doc: Value = serde_json::from_str(text).map_err(|e| items::corrupt(c, &format!("a stored document is not JSON: {e}")))?;
+    Ok(condition.matches(&doc))
+}
+
+/// Drops the old parts of a document once its main item no longer names them.
+async fn drop_parts(inner: &Inner, c: &Collection, id: &str, body: &Body) {
+    if let Body::Parts { gen, count } = body {
+        parts::delete(inner, c, id, gen, *count).await;
+    }
+}
+
+#[async_trait]
+impl DocumentStore for DynamoStore {
+    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let mut prepared: Vec<(&Collection, Prepared)> = Vec::with_capacity(docs.len());
+        for (collection, doc) in &docs {
+            let c = self.collection(collection)?;
+            let fields = top_level(doc.get()).map_err(|r| invalid(c, r))?;
+            let id = key_of(&fields, c.spec.key).map_err(|r| invalid(c, r))?;
+            let p = items::prepare(c, doc.get(), &fields, &id, &crate::order::next_token(), 1)?;
+            prepared.push((c, p));
+        }
+        // Two documents of the batch on the same key or unique values: DynamoDB refuses a
+        // transaction writing one item twice, so the batch is refused here, naming the constraint.
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (c, p) in &prepared {
+            let duplicate = |fields: &str| StoreError::Duplicate { collection: c.name().to_string(), fields: fields.to_string() };
+            if !seen.insert(&p.pk) {
+                return Err(duplicate(c.spec.key));
+            }
+            for marker in &p.markers {
+                if !seen.insert(&marker.pk) {
+                    return Err(duplicate(&marker.set));
+                }
+            }
+        }
+        let writes = insert_writes(&prepared);
+        if writes.len() > MAX_TRANSACTION_ITEMS {
+            return Err(StoreError::Backend(format!(
+                "an insert of {} documents needs {} writes, more than DynamoDB's {MAX_TRANSACTION_ITEMS} per transaction",
+                prepared.len(),
+                writes.len()
+            )));
+        }
+        let with_parts: Vec<(&Collection, &Prepared)> =
+            prepared.iter().map(|(c, p)| (*c, p)).filter(|(_, p)| !p.parts.is_empty()).collect();
+        match commit_with_parts(&self.inner, writes, &with_parts).await? {
+            Ok(()) => Ok(()),
+            Err(Failure::Duplicate { collection, fields }) => Err(StoreError::Duplicate { collection, fields }),
+            Err(Failure::Changed) => Err(StoreError::Backend("an insert failed on a write that cannot fail".to_string())),
+        }
+    }
+
+    async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
+        let c = self.collection(collection)?;
+        match get_text(&self.inner, c, id).await? {
+            Some(text) => Ok(Some(raw(text).map_err(|r| items::corrupt(c, &r))?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
+        let c = self.collection(collection)?;
+        query::find(&self.inner, c, &Plan::new(c, filter)).await
+    }
+
+    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
+        let c = self.collection(collection)?;
+        query::count(&self.inner, c, &Plan::new(c, filter), limit).await
+    }
+
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
+        let c = self.collection(collection)?;
+        let set_fields = parse_set(c, set, id)?;
+        let inner = &self.inner;
+        for attempt in 0..MAX_ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(writes::backoff(attempt)).await;
+            }
+            let Some(stored) = get_main(inner, c, id).await? else { return Ok(false) };
+            let (ver, seq, old_body, old_markers) = (stored.ver, stored.seq.clone(), stored.body.clone(), stored.markers.clone());
+            let Some(text) = parts::text_of(inner, c, stored).await? else { continue };
+            if !meets(c, &text, condition)? {
+                return Ok(false);
+            }
+            if set_fields.is_empty() {
+                return Ok(true);
+            }
+            let merged = merge(&text, &set_fields).map_err(|r| invalid(c, r))?;
+            let merged_fields = top_level(&merged).map_err(|r| invalid(c, r))?;
+            let p = items::prepare(c, &merged, &merged_fields, id, &seq, ver + 1)?;
+            // The document first: its failure (a concurrent change) outranks the others.
+            let mut plan = vec![Write::Put { item: p.main.clone(), condition: Condition::Version(ver), failure: Failure::Changed }];
+            for marker in p.markers.iter().filter(|m| !old_markers.contains(&m.pk)) {
+                let failure = Failure::Duplicate { collection: c.name().to_string(), fields: marker.set.clone() };
+                plan.push(Write::Put { item: items::marker_item(marker, id), condition: Condition::New, failure });
+            }
+            for pk in old_markers.iter().filter(|pk| !p.markers.iter().any(|m| &m.pk == *pk)) {
+                plan.push(Write::Delete { pk: pk.clone(), condition: Condition::None, failure: Failure::Changed });
+            }
+            match commit_with_parts(inner, plan, &[(c, &p)]).await? {
+                Ok(()) => {
+                    drop_parts(inner, c, id, &old_body).await;
+                    return Ok(true);
+                }
+                Err(Failure::Changed) => continue,
+                Err(Failure::Duplicate { collection, fields }) => return Err(StoreError::Duplicate { collection, fields }),
+            }
+        }
+        Err(StoreError::Backend(format!("{collection}/{id}: gave up updating after {MAX_ATTEMPTS} concurrent changes")))
+    }
+
+    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
+        let c = self.collection(collection)?;
+        let inner = &self.inner;
+        for attempt in 0..MAX_ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(writes::backoff(attempt)).await;
+            }
+            let Some(stored) = get_main(inner, c, id).await? else { return Ok(false) };
+            let (ver, body, markers) = (stored.ver, stored.body.clone(), stored.markers.clone());
+            if !condition.is_all() {
+                let Some(text) = parts::text_of(inner, c, stored).await? else { continue };
+                if !meets(c, &text, condition)? {
+                    return Ok(false);
+                }
+            }
+            let mut plan = vec![Write::Delete { pk: c.doc_pk(id), condition: Condition::Version(ver), failure: Failure::Changed }];
+            for pk in markers {
+                plan.push(Write::Delete { pk, condition: Condition::None, failure: Failure::Changed });
+            }
+            match writes::commit(inner, plan).await? {
+                Ok(()) => {
+                    drop_parts(inner, c, id, &body).await;
+                    return Ok(true);
+                }
+                Err(Failure::Changed) => continue,
+                Err(Failure::Duplicate { collection, fields }) => return Err(StoreError::Duplicate { collection, fields }),
+            }
+        }
+        Err(StoreError::Backend(format!("{collection}/{id}: gave up deleting after {MAX_ATTEMPTS} concurrent changes")))
+    }
+}

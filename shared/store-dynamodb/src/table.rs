@@ -1,0 +1,290 @@
+//! The key design: one table for every collection of the database, the items it holds, the
+//! attributes they carry, and the global secondary indexes (GSIs) that serve equality lookups.
+//! The crate documentation lists the resulting table exactly; this module computes it from the
+//! [`DatabaseSpec`].
+
+use agora_store::{CollectionSpec, DatabaseSpec, StoreError};
+use serde_json::Value;
+
+/// Partition key of every item (the table has no sort key).
+pub(crate) const PK: &str = "pk";
+/// Insertion-order token of a document: the sort key of every GSI.
+pub(crate) const SEQ: &str = "seq";
+/// Version of a document, raised by every write (optimistic concurrency).
+pub(crate) const VER: &str = "ver";
+/// A token unique to each write of a document's main item: tells a write the SDK retried
+/// after its first attempt was applied from a concurrent write.
+pub(crate) const WRITE_TOKEN: &str = "wt";
+/// The document's JSON text, when it fits in the item.
+pub(crate) const DOC: &str = "doc";
+/// Manifest of a document stored in parts: the parts' generation token...
+pub(crate) const PART_GEN: &str = "pgen";
+/// ... and their number.
+pub(crate) const PART_COUNT: &str = "pn";
+/// The bytes of one part.
+pub(crate) const PART_DATA: &str = "data";
+/// The partition keys of a document's unique markers (a list of strings; absent when none).
+pub(crate) const MARKERS: &str = "uks";
+/// On a unique marker: the key of the document owning it.
+pub(crate) const OWNER: &str = "owner";
+/// Partition key attribute of the collection GSI.
+pub(crate) const ALL_ATTR: &str = "gall";
+/// The collection GSI: every document of a collection, sharded.
+pub(crate) const ALL_INDEX: &str = "gsi_all";
+/// Shards of the collection GSI. Spreads a collection's writes over that many GSI partitions;
+/// a read of the whole collection queries each and merges them in insertion order. Readers and
+/// writers must agree on it (it is not part of the table's schema).
+pub const COLLECTION_SHARDS: u32 = 8;
+/// Longest partition key the store writes (DynamoDB allows 2,048 bytes).
+pub(crate) const MAX_KEY_BYTES: usize = 2_000;
+
+/// The attribute holding the partition key of field GSI number `slot` (from 1).
+pub(crate) fn index_attr(slot: usize) -> String {
+    format!("g{slot}")
+}
+
+/// The name of field GSI number `slot` (from 1).
+pub(crate) fn index_name(slot: usize) -> String {
+    format!("gsi{slot}")
+}
+
+/// A field GSI of one collection: the fields (one, or two for a composite) whose values make the
+/// GSI partition key, and the GSI's number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Index {
+    pub fields: Vec<&'static str>,
+    pub slot: usize,
+}
+
+/// One collection's layout.
+#[derive(Debug, Clone)]
+pub(crate) struct Collection {
+    pub spec: &'static CollectionSpec,
+    /// Single-field GSIs (in `indexed` order), then composites.
+    pub indexes: Vec<Index>,
+}
+
+impl Collection {
+    /// The layout of `spec`: one GSI per indexed field (other than the key, which `GetItem`
+    /// serves), then one composite GSI pairing the first indexed field with each later one,
+    /// unless the pair is a unique set (a unique marker serves that lookup).
+    fn new(spec: &'static CollectionSpec) -> Collection {
+        let fields: Vec<&'static str> = spec.indexed.iter().copied().filter(|f| *f != spec.key).collect();
+        let mut indexes: Vec<Index> = Vec::new();
+        for field in &fields {
+            if !indexes.iter().any(|i| i.fields == [*field]) {
+                indexes.push(Index { fields: vec![field], slot: indexes.len() + 1 });
+            }
+        }
+        if let Some((first, others)) = fields.split_first() {
+            for other in others {
+                let pair = vec![*first, *other];
+                let is_unique = spec.unique.iter().any(|set| set.len() == 2 && set.contains(first) && set.contains(other));
+                if *other != *first && !is_unique && !indexes.iter().any(|i| i.fields == pair) {
+                    indexes.push(Index { fields: pair, slot: indexes.len() + 1 });
+                }
+            }
+        }
+        Collection { spec, indexes }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// Partition key of the document keyed `id`: `d#<collection>#<id>`.
+    pub fn doc_pk(&self, id: &str) -> String {
+        format!("d#{}#{id}", self.spec.name)
+    }
+
+    /// Partition key of part `n` of generation `gen` of the document keyed `id`:
+    /// `p#<collection>#<id>#<gen>#<n>`.
+    pub fn part_pk(&self, id: &str, gen: &str, n: usize) -> String {
+        format!("p#{}#{id}#{gen}#{n}", self.spec.name)
+    }
+
+    /// Partition key of the marker of unique `set` for `values`:
+    /// `u#<collection>#<fields joined by ,>#<encoded values>`.
+    pub fn marker_pk(&self, set: &[&str], values: &[&Value]) -> Option<String> {
+        Some(format!("u#{}#{}#{}", self.spec.name, set.join(","), encode_values(values)?))
+    }
+
+    /// Partition key of a field GSI for `values` of its fields:
+    /// `<collection>#<fields joined by ,>#<encoded values>`.
+    pub fn index_pk(&self, index: &Index, values: &[&Value]) -> Option<String> {
+        Some(format!("{}#{}#{}", self.spec.name, index.fields.join(","), encode_values(values)?))
+    }
+
+    /// Partition key of collection GSI shard `shard`: `<collection>#<shard>`.
+    pub fn shard_pk(&self, shard: u32) -> String {
+        format!("{}#{shard}", self.spec.name)
+    }
+
+    /// The collection GSI shard of the document keyed `id` (FNV-1a of the key).
+    pub fn shard_of(&self, id: &str) -> u32 {
+        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        (hash % u64::from(COLLECTION_SHARDS)) as u32
+    }
+
+    /// The fields whose equalities a query may use: the key, the indexed fields, the fields of
+    /// unique sets.
+    pub fn pushable_fields(&self) -> Vec<&'static str> {
+        let mut fields = vec![self.spec.key];
+        for field in self.spec.indexed.iter().chain(self.spec.unique.iter().flat_map(|set| set.iter())) {
+            if !fields.contains(field) {
+                fields.push(field);
+            }
+        }
+        fields
+    }
+}
+
+/// The layout of a whole database in its table.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    pub collections: Vec<Collection>,
+    /// Field GSIs the table needs: the most any collection uses.
+    pub slots: usize,
+}
+
+impl Layout {
+    /// Lays out `db`; fails on names the key design cannot carry unambiguously.
+    pub fn new(db: &DatabaseSpec) -> Result<Layout, StoreError> {
+        let mut collections = Vec::new();
+        for spec in db.collections {
+            check_name("collection", spec.name)?;
+            check_name("field", spec.key)?;
+            for field in spec.indexed.iter().chain(spec.unique.iter().flat_map(|set| set.iter())) {
+                check_name("field", field)?;
+            }
+            if collections.iter().any(|c: &Collection| c.spec.name == spec.name) {
+                return Err(StoreError::Backend(format!("collection {} is listed twice", spec.name)));
+            }
+            collections.push(Collection::new(spec));
+        }
+        let slots = collections.iter().map(|c| c.indexes.len()).max().unwrap_or(0);
+        Ok(Layout { collections, slots })
+    }
+
+    /// The layout of `name`.
+    pub fn collection(&self, name: &str) -> Result<&Collection, StoreError> {
+        self.collections.iter().find(|c| c.spec.name == name).ok_or_else(|| StoreError::UnknownCollection(name.to_string()))
+    }
+}
+
+/// Names go into keys between `#` separators, and field names are joined by `,`.
+fn check_name(what: &str, name: &str) -> Result<(), StoreError> {
+    if name.is_empty() || name.contains(['#', ',']) {
+        return Err(StoreError::Backend(format!("the DynamoDB store cannot key a {what} named {name:?} (empty, or holding '#' or ',')")));
+    }
+    Ok(())
+}
+
+/// A scalar as it appears in keys, its JSON type kept apart so that `true` never equals `1` or
+/// `"true"`: `s:<string>`, `b:true`/`b:false`, `n:<number>`. Numbers are canonical so that
+/// values equal as numbers encode alike (`1`, `1.0` and `1e0` are `n:1`). `None` for `null`,
+/// arrays and objects, which are never indexed.
+pub(crate) fn encode_scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(format!("s:{s}")),
+        Value::Bool(b) => Some(format!("b:{b}")),
+        Value::Number(n) => Some(format!("n:{}", canonical_number(n))),
+        _ => None,
+    }
+}
+
+/// One value as [`encode_scalar`]; several as a JSON array of those (unambiguous whatever the
+/// strings hold).
+fn encode_values(values: &[&Value]) -> Option<String> {
+    let encoded: Vec<String> = values.iter().map(|v| encode_scalar(v)).collect::<Option<_>>()?;
+    match encoded.as_slice() {
+        [one] => Some(one.clone()),
+        many => serde_json::to_string(many).ok(),
+    }
+}
+
+/// The decimal text of a number's exact value, the same for every representation of it: an
+/// integer when it is one (`2.0` is `2`), else the shortest text that reads back as the same
+/// `f64`.
+fn canonical_number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.fract() == 0.0 && f.abs() < 1e38 {
+        // Exact: an integral f64 below 2^127 fits an i128.
+        return (f as i128).to_string();
+    }
+    f.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const VOTES: CollectionSpec = CollectionSpec {
+        name: "votes",
+        key: "vote_id",
+        unique: &[&["social_task_id", "submitter_subject_id"]],
+        indexed: &["social_task_id", "submitter_subject_id", "qualified"],
+    };
+    const TASKS: CollectionSpec = CollectionSpec { name: "tasks", key: "social_task_id", unique: &[], indexed: &["status"] };
+    const DB: DatabaseSpec = DatabaseSpec { name: "db", collections: &[TASKS, VOTES] };
+
+    #[test]
+    fn votes_get_singles_and_the_task_qualified_composite() {
+        let layout = Layout::new(&DB).expect("valid");
+        let votes = layout.collection("votes").expect("votes");
+        let fields: Vec<_> = votes.indexes.iter().map(|i| (i.fields.join(","), i.slot)).collect();
+        assert_eq!(
+            fields,
+            [
+                ("social_task_id".to_string(), 1),
+                ("submitter_subject_id".to_string(), 2),
+                ("qualified".to_string(), 3),
+                ("social_task_id,qualified".to_string(), 4)
+            ]
+        );
+        assert_eq!(layout.slots, 4);
+        assert_eq!(layout.collection("tasks").expect("tasks").indexes.len(), 1);
+        assert!(matches!(layout.collection("nope"), Err(StoreError::UnknownCollection(_))));
+    }
+
+    #[test]
+    fn scalars_keep_their_type_and_numbers_their_value() {
+        assert_eq!(encode_scalar(&json!("true")).as_deref(), Some("s:true"));
+        assert_eq!(encode_scalar(&json!(true)).as_deref(), Some("b:true"));
+        assert_eq!(encode_scalar(&json!(1)).as_deref(), Some("n:1"));
+        assert_eq!(encode_scalar(&json!(1.0)).as_deref(), Some("n:1"));
+        assert_eq!(encode_scalar(&json!(-0.0)).as_deref(), Some("n:0"));
+        assert_eq!(encode_scalar(&json!(5.5)).as_deref(), Some("n:5.5"));
+        assert_eq!(encode_scalar(&json!(u64::MAX)).as_deref(), Some("n:18446744073709551615"));
+        assert_eq!(encode_scalar(&json!(9_007_199_254_740_993u64)).as_deref(), Some("n:9007199254740993"));
+        assert_eq!(encode_scalar(&json!(9_007_199_254_740_992.0)).as_deref(), Some("n:9007199254740992"));
+        assert_eq!(encode_scalar(&json!(1e300)), Some(format!("n:{}", 1e300)));
+        assert_eq!(encode_scalar(&json!(null)), None);
+        assert_eq!(encode_scalar(&json!([1])), None);
+    }
+
+    #[test]
+    fn keys_are_unambiguous() {
+        let layout = Layout::new(&DB).expect("valid");
+        let votes = layout.collection("votes").expect("votes");
+        assert_eq!(votes.doc_pk("v#1"), "d#votes#v#1");
+        let marker = votes.marker_pk(&["social_task_id", "submitter_subject_id"], &[&json!("t#a"), &json!("s")]);
+        assert_eq!(marker.as_deref(), Some(r#"u#votes#social_task_id,submitter_subject_id#["s:t#a","s:s"]"#));
+        assert_eq!(votes.marker_pk(&["a", "b"], &[&json!("t"), &json!(null)]), None);
+        assert_eq!(votes.index_pk(&votes.indexes[2], &[&json!(true)]).as_deref(), Some("votes#qualified#b:true"));
+        assert!(votes.shard_of("v-1") < COLLECTION_SHARDS);
+    }
+
+    #[test]
+    fn names_with_separators_are_refused() {
+        const BAD: CollectionSpec = CollectionSpec { name: "a#b", key: "id", unique: &[], indexed: &[] };
+        assert!(Layout::new(&DatabaseSpec { name: "x", collections: &[BAD] }).is_err());
+    }
+}

@@ -1,0 +1,40 @@
+//! The MongoDB [`agora_store::DocumentStore`]: each collection of a [`agora_store::DatabaseSpec`]
+//! is a MongoDB collection of the same name in one database (`voting_db` for
+//! `agora_core::VOTING_DB`), holding the documents exactly as the entities' `to_dict()` wrote
+//! them. Works with any deployment that runs transactions: a replica set (a single node will do),
+//! a sharded cluster, Atlas through a `mongodb+srv://` URI.
+//!
+//! * **`_id`**: the driver gives each inserted document an ObjectId `_id`. It orders the
+//!   documents (`find` sorts by it: insertion order, as ObjectIds grow within a process) and
+//!   never leaves the store: every read projects it away, and documents or `$set`s naming `_id`
+//!   are refused. `get`, `update` and `delete` go through the key field's unique index.
+//! * **Documents** round-trip byte for byte: JSON integers become int32/int64 and come back as
+//!   the same integers, other numbers doubles (`1.0` stays `1.0`), field order is kept, nothing
+//!   is read as extended JSON ([`convert`] has the table). Documents over MongoDB's 16 MB limit
+//!   are [`agora_store::StoreError::InvalidDocument`].
+//! * **Indexes** ([`indexes`]), created idempotently at connect: unique on the key, unique
+//!   compound per `unique` set, and `{field: 1, _id: 1}` per `indexed` field, named so that a
+//!   duplicate key error names the constraint it broke.
+//! * **Inserts** of one document are one `insertOne`; of several, one transaction (retried on
+//!   transient errors such as write conflicts). `connect` refuses a deployment without
+//!   transactions rather than give up atomicity.
+//! * **Filters** are [`agora_filter::Filter::to_json`] sent as is; `update` is a pipeline `$set`
+//!   of `$literal` values, so new fields are appended in the order given.
+//!
+//! Connecting: [`MongoStore::connect`] takes the connection string (the services read it from
+//! `MONGODB_URI`, [`MongoStore::connect_from_env`]). Any driver option goes in its query string.
+//! `mongodb+srv://` URIs (Atlas) resolve through the driver's DNS resolver and connect over TLS
+//! (rustls, webpki roots). The test server, secantusdb, advertises itself as the primary of a
+//! single-node replica set, so a plain `mongodb://127.0.0.1:<port>` URI gets transactions; no
+//! `replicaSet` or `directConnection` option is needed (`directConnection=true` also works).
+
+mod convert;
+mod document;
+mod error;
+mod indexes;
+mod store;
+
+pub use store::{MongoStore, MONGODB_URI_ENV};
+
+/// MongoDB's limit on the size of one document, in bytes (16 MiB).
+pub const MAX_DOCUMENT_BYTES: usize = convert::MAX_DOCUMENT_BYTES;

@@ -1,0 +1,288 @@
+//! [`MongoStore`]: the [`DocumentStore`] over one MongoDB database.
+
+use crate::convert::{to_json, ID_FIELD};
+use crate::document::{filter_document, insert_document, keyed_filter, set_pipeline};
+use crate::error::{backend, write_error, NO_TRANSACTIONS};
+use crate::indexes;
+use agora_filter::Filter;
+use agora_store::{CollectionSpec, DatabaseSpec, DocumentStore, Json, StoreError};
+use async_trait::async_trait;
+use bson::{doc, Document, RawDocumentBuf};
+use mongodb::error::{Error, TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
+use mongodb::options::ClientOptions;
+use mongodb::{Client, ClientSession, Collection, Database};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a multi-document insert keeps retrying a transaction that failed for a transient
+/// reason (a write conflict with a concurrent transaction, a primary stepping down).
+const TRANSACTION_RETRY_TIME: Duration = Duration::from_secs(30);
+
+/// The environment variable holding the connection string (see [`MongoStore::connect_from_env`]).
+pub const MONGODB_URI_ENV: &str = "MONGODB_URI";
+
+/// A [`DocumentStore`] in one MongoDB database. Cheap to clone: clones share the client and its
+/// connection pool.
+///
+/// Each collection of the [`DatabaseSpec`] is a MongoDB collection of the same name holding the
+/// documents exactly as written (same fields, same order, same JSON numbers; see
+/// [`crate::convert`]), plus the `_id` ObjectId the driver generates. `_id` orders the documents
+/// (`find` answers sorted by it) and never leaves the store: every read projects it away.
+#[derive(Clone)]
+pub struct MongoStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Client,
+    database: Database,
+    spec: DatabaseSpec,
+    collections: Vec<Coll>,
+}
+
+/// One collection: its spec and the driver's handle, reading raw BSON.
+struct Coll {
+    spec: &'static CollectionSpec,
+    handle: Collection<RawDocumentBuf>,
+}
+
+impl std::fmt::Debug for MongoStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MongoStore").field("database", &self.inner.database.name()).finish()
+    }
+}
+
+impl MongoStore {
+    /// Connects to the deployment at `uri` (`mongodb://` or `mongodb+srv://`, any driver option
+    /// in the query string) and opens the database `db.name` with `db`'s collections, creating
+    /// their indexes where missing.
+    ///
+    /// Fails when the server cannot be reached, when the indexes cannot be created, and when the
+    /// deployment cannot run transactions (a standalone `mongod`), which multi-document inserts
+    /// need.
+    pub async fn connect(uri: &str, db: DatabaseSpec) -> Result<MongoStore, StoreError> {
+        MongoStore::connect_with_database(uri, db, db.name).await
+    }
+
+    /// [`MongoStore::connect`] to the deployment whose connection string is in the environment
+    /// variable `MONGODB_URI`.
+    pub async fn connect_from_env(db: DatabaseSpec) -> Result<MongoStore, StoreError> {
+        match std::env::var(MONGODB_URI_ENV) {
+            Ok(uri) if !uri.trim().is_empty() => MongoStore::connect(uri.trim(), db).await,
+            _ => Err(StoreError::Backend(format!("{MONGODB_URI_ENV} is not set: it must hold the MongoDB connection string"))),
+        }
+    }
+
+    /// [`MongoStore::connect`], with `db`'s collections in the database named `database`
+    /// instead of `db.name` (a database per exchange, a fresh database per test).
+    pub async fn connect_with_database(uri: &str, db: DatabaseSpec, database: &str) -> Result<MongoStore, StoreError> {
+        let mut options = ClientOptions::parse(uri).await.map_err(|e| backend("connection string", &e))?;
+        if options.app_name.is_none() {
+            options.app_name = Some("agora".to_string());
+        }
+        let client = Client::with_options(options).map_err(|e| backend("client", &e))?;
+        MongoStore::with_client(client, db, database).await
+    }
+
+    /// [`MongoStore::connect_with_database`] on a client the caller made (to share one
+    /// connection pool between several databases).
+    pub async fn with_client(client: Client, db: DatabaseSpec, database: &str) -> Result<MongoStore, StoreError> {
+        check_transactions(&client).await?;
+        let handle = client.database(database);
+        let mut collections = Vec::with_capacity(db.collections.len());
+        for spec in db.collections {
+            let coll = handle.collection::<RawDocumentBuf>(spec.name);
+            coll.create_indexes(indexes::models(spec)).await.map_err(|e| backend(&format!("creating the indexes of {}", spec.name), &e))?;
+            collections.push(Coll { spec, handle: coll });
+        }
+        tracing::debug!(database, "mongodb store open");
+        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections }) })
+    }
+
+    /// The collections this store holds.
+    pub fn spec(&self) -> &DatabaseSpec {
+        &self.inner.spec
+    }
+
+    /// The MongoDB database.
+    pub fn database(&self) -> &Database {
+        &self.inner.database
+    }
+
+    fn coll(&self, collection: &str) -> Result<&Coll, StoreError> {
+        self.inner
+            .collections
+            .iter()
+            .find(|c| c.spec.name == collection)
+            .ok_or_else(|| StoreError::UnknownCollection(collection.to_string()))
+    }
+
+    /// Inserts `docs` (consecutive documents of one collection grouped into one `insertMany`) in
+    /// one transaction, retried while it fails for a transient reason.
+    async fn insert_in_transaction(&self, groups: &[(&Coll, Vec<RawDocumentBuf>)]) -> Result<(), StoreError> {
+        let mut session = self.inner.client.start_session().await.map_err(|e| backend("starting a session", &e))?;
+        let deadline = Instant::now() + TRANSACTION_RETRY_TIME;
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            session.start_transaction().await.map_err(|e| backend("starting a transaction", &e))?;
+            if let Err((spec, e)) = insert_groups(&mut session, groups).await {
+                // The server has aborted it already on most errors; abort whatever is left.
+                let _ = session.abort_transaction().await;
+                if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline {
+                    tracing::debug!(attempt, error = %e, "insert transaction failed transiently; retrying");
+                    backoff(attempt).await;
+                    continue;
+                }
+                return Err(write_error(spec, "insert", &e));
+            }
+            match commit(&mut session, deadline).await {
+                Ok(()) => return Ok(()),
+                Err(e) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline => backoff(attempt).await,
+                Err(e) => return Err(backend("committing an insert", &e)),
+            }
+        }
+    }
+}
+
+/// Fails unless the deployment runs transactions: a replica set member (`setName`), a `mongos`
+/// (`msg: "isdbgrid"`) or a load balancer in front of either (`serviceId`).
+async fn check_transactions(client: &Client) -> Result<(), StoreError> {
+    let hello = client.database("admin").run_command(doc! { "hello": 1 }).await.map_err(|e| backend("hello", &e))?;
+    if supports_transactions(&hello) {
+        Ok(())
+    } else {
+        Err(StoreError::Backend(format!("{NO_TRANSACTIONS} (the server answers hello as a standalone server)")))
+    }
+}
+
+/// Whether a `hello` reply comes from a deployment that runs transactions.
+pub(crate) fn supports_transactions(hello: &Document) -> bool {
+    hello.contains_key("setName") || hello.get_str("msg").is_ok_and(|m| m == "isdbgrid") || hello.contains_key("serviceId")
+}
+
+/// Inserts every group inside the session's transaction; the `Err` names the collection that
+/// failed.
+async fn insert_groups<'c>(
+    session: &mut ClientSession,
+    groups: &[(&'c Coll, Vec<RawDocumentBuf>)],
+) -> Result<(), (&'c CollectionSpec, Error)> {
+    for (coll, docs) in groups {
+        coll.handle.insert_many(docs.iter()).session(&mut *session).await.map_err(|e| (coll.spec, e))?;
+    }
+    Ok(())
+}
+
+/// Commits, retrying while the outcome is unknown (the driver retries once itself).
+async fn commit(session: &mut ClientSession, deadline: Instant) -> Result<(), Error> {
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        match session.commit_transaction().await {
+            Err(e) if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) && Instant::now() < deadline => backoff(attempt).await,
+            other => return other,
+        }
+    }
+}
+
+/// A short pause before trying again, growing with the attempts (2 ms to 128 ms).
+async fn backoff(attempt: u32) {
+    tokio::time::sleep(Duration::from_millis(1 << attempt.clamp(1, 7))).await;
+}
+
+/// The projection hiding `_id`.
+fn without_id() -> Document {
+    doc! { ID_FIELD: 0 }
+}
+
+/// A stored document as [`Json`].
+fn json_of(spec: &CollectionSpec, doc: &bson::RawDocument) -> Result<Json, StoreError> {
+    to_json(doc).map_err(|reason| StoreError::Backend(format!("{}: stored document unreadable: {reason}", spec.name)))
+}
+
+#[async_trait]
+impl DocumentStore for MongoStore {
+    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
+        // Check and convert every document before writing any.
+        let mut groups: Vec<(&Coll, Vec<RawDocumentBuf>)> = Vec::new();
+        for (collection, json) in &docs {
+            let coll = self.coll(collection)?;
+            let raw = insert_document(coll.spec, json)?;
+            match groups.last_mut() {
+                Some((last, group)) if std::ptr::eq(*last, coll) => group.push(raw),
+                _ => groups.push((coll, vec![raw])),
+            }
+        }
+        match groups.as_slice() {
+            [] => Ok(()),
+            [(coll, group)] if group.len() == 1 => {
+                coll.handle.insert_one(&group[0]).await.map_err(|e| write_error(coll.spec, "insert", &e))?;
+                Ok(())
+            }
+            _ => self.insert_in_transaction(&groups).await,
+        }
+    }
+
+    async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
+        let coll = self.coll(collection)?;
+        let found = coll.handle.find_one(doc! { coll.spec.key: id }).projection(without_id()).await.map_err(|e| backend("get", &e))?;
+        found.map(|doc| json_of(coll.spec, &doc)).transpose()
+    }
+
+    async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
+        let coll = self.coll(collection)?;
+        let filter = filter_document(filter)?;
+        let mut cursor =
+            coll.handle.find(filter).projection(without_id()).sort(doc! { ID_FIELD: 1 }).await.map_err(|e| backend("find", &e))?;
+        let mut out = Vec::new();
+        while cursor.advance().await.map_err(|e| backend("find", &e))? {
+            out.push(json_of(coll.spec, cursor.current())?);
+        }
+        Ok(out)
+    }
+
+    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
+        let coll = self.coll(collection)?;
+        if limit == Some(0) {
+            return Ok(0);
+        }
+        let action = coll.handle.count_documents(filter_document(filter)?);
+        let action = match limit {
+            Some(limit) => action.limit(limit),
+            None => action,
+        };
+        action.await.map_err(|e| backend("count", &e))
+    }
+
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
+        let coll = self.coll(collection)?;
+        let pipeline = set_pipeline(coll.spec, id, set)?;
+        let filter = keyed_filter(coll.spec, id, condition)?;
+        let Some(pipeline) = pipeline else {
+            // Nothing to set: only whether the document is there and matches.
+            let found = coll.handle.count_documents(filter).limit(1).await.map_err(|e| backend("update", &e))?;
+            return Ok(found == 1);
+        };
+        let result = coll.handle.update_one(filter, pipeline).await.map_err(|e| write_error(coll.spec, "update", &e))?;
+        Ok(result.matched_count == 1)
+    }
+
+    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
+        let coll = self.coll(collection)?;
+        let result = coll.handle.delete_one(keyed_filter(coll.spec, id, condition)?).await.map_err(|e| backend("delete", &e))?;
+        Ok(result.deleted_count == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transactions_need_a_replica_set_a_mongos_or_a_load_balancer() {
+        assert!(supports_transactions(&doc! {"isWritablePrimary": true, "setName": "rs0"}));
+        assert!(supports_transactions(&doc! {"isWritablePrimary": true, "msg": "isdbgrid"}));
+        assert!(supports_transactions(&doc! {"isWritablePrimary": true, "serviceId": bson::oid::ObjectId::new()}));
+        assert!(!supports_transactions(&doc! {"isWritablePrimary": true, "maxWireVersion": 21}));
+    }
+}
