@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh machine: installs what the tests need, then runs the
-# format and lint checks and every test of the workspace.
+# The whole test suite, from a fresh machine: installs what the tests need, starts the real
+# servers they talk to, then runs the format and lint checks, every test of the workspace, the
+# SAM template checks and the Lambda build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-# Python packages the tests use as oracles (pref_voting for the social-choice rules).
+# Python packages: oracles (pref_voting), real servers (secantusdb, moto, NATS), the SAM CLI,
+# cfn-lint and cargo-lambda (with its zig).
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 export AGORA_PYTHON="$PWD/.venv/bin/python"
+export PATH="$PWD/.venv/bin:$PATH"
 
-# Real servers on loopback: MongoDB protocol, DynamoDB/SQS/EventBridge (moto), NATS.
+# Real servers on loopback: MongoDB protocol, DynamoDB/SQS/EventBridge/Scheduler (moto), NATS.
 source tests/services.sh
 start_services
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+# The same end-to-end suite on the MongoDB and DynamoDB adapters (the embedded store ran above).
+e2e_suite=(--test voting_flow --test concurrency --test bad_input --test live_stream)
+AGORA_E2E_STORE=mongodb cargo test --locked -p agora-e2e "${e2e_suite[@]}"
+AGORA_E2E_STORE=dynamodb cargo test --locked -p agora-e2e "${e2e_suite[@]}"
+
+# Deployment: the template's checks, then every function built as a Lambda zip.
+./tests/deploy/check-template.sh
+./tests/deploy/build-functions.sh

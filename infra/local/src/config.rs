@@ -1,6 +1,7 @@
 //! Command-line options and their environment variables.
 
 use agora_hooks::HooksConfig;
+use agora_runtime::StoreKind;
 use clap::Parser;
 use std::path::PathBuf;
 
@@ -18,6 +19,18 @@ pub struct Config {
     /// Folder of the embedded store's database file.
     #[arg(long, env = "AGORA_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
+    /// Where tasks and votes are stored: `embedded` (a SQLite file in the data folder),
+    /// `mongodb` (MONGODB_URI) or `dynamodb` (the AWS environment, AGORA_DYNAMODB_ENDPOINT,
+    /// AGORA_DYNAMODB_TABLE).
+    #[arg(long, env = "AGORA_STORE", default_value = "embedded")]
+    pub store: StoreKind,
+    /// The MongoDB database (default `voting_db`) or DynamoDB table (default
+    /// AGORA_DYNAMODB_TABLE or `agora`) to use instead.
+    #[arg(long, env = "AGORA_STORE_NAMESPACE")]
+    pub store_namespace: Option<String>,
+    /// Take votes from the NATS subject `vote.submit` on this server as well (§5.3).
+    #[arg(long, env = "AGORA_NATS_INTAKE_URL")]
+    pub nats_intake_url: Option<String>,
     /// How often the start sweep looks for due tasks, in milliseconds.
     #[arg(long, env = "AGORA_SWEEP_INTERVAL_MS", default_value_t = 1000)]
     pub sweep_interval_ms: u64,
@@ -48,6 +61,9 @@ impl Config {
             port: 0,
             bind: "127.0.0.1".into(),
             data_dir,
+            store: StoreKind::Embedded,
+            store_namespace: None,
+            nats_intake_url: None,
             sweep_interval_ms: 100,
             hook_timeout_ms: 30_000,
             retry_delay_ms: 200,

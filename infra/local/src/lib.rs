@@ -9,9 +9,8 @@ pub mod registry;
 
 pub use config::Config;
 
-use agora_core::{Ports, Settings, SystemClock, Voting, VOTING_DB};
+use agora_core::{Ports, Settings, SystemClock, Voting};
 use agora_hooks::HookDispatcher;
-use agora_store_embedded::EmbeddedStore;
 use axum::extract::{Path, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -59,7 +58,7 @@ impl Drop for Running {
 /// worker in the current tokio runtime.
 pub async fn start(config: &Config) -> Result<Running, Box<dyn std::error::Error + Send + Sync>> {
     std::fs::create_dir_all(&config.data_dir)?;
-    let store = EmbeddedStore::open(&config.data_dir.join(DB_FILE), VOTING_DB)?;
+    let store = agora_runtime::open_store(config.store, config.data_dir.join(DB_FILE), config.store_namespace.as_deref()).await?;
     let inbox = LocalInbox::default();
     let hub = ChangeHub::default();
     let (queue, queue_rx) = InProcessQueue::new();
@@ -81,7 +80,7 @@ pub async fn start(config: &Config) -> Result<Running, Box<dyn std::error::Error
     }
     let hooks = HookDispatcher::new(&hooks_config)?;
     let ports = Ports {
-        store: Arc::new(store),
+        store,
         hooks: Arc::new(hooks.clone()),
         publisher: Arc::new(inbox.clone()),
         queue: Arc::new(queue),
@@ -109,7 +108,19 @@ pub async fn start(config: &Config) -> Result<Running, Box<dyn std::error::Error
             tracing::error!(error = %e, "HTTP server stopped");
         }
     });
-    Ok(Running { addr, voting, inbox, tasks: vec![worker, sweep, server] })
+    let mut tasks = vec![worker, sweep];
+    if let Some(url) = &config.nats_intake_url {
+        let client = agora_nats::connect(url).await?;
+        tracing::info!(url = %url, subject = agora_nats::VOTE_SUBJECT, "taking votes from NATS");
+        let voting = voting.clone();
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = agora_nats::run_vote_intake(client, voting).await {
+                tracing::error!(error = %e, "NATS vote intake stopped");
+            }
+        }));
+    }
+    tasks.push(server);
+    Ok(Running { addr, voting, inbox, tasks })
 }
 
 async fn read_inbox(State(inbox): State<LocalInbox>, Path(subject): Path<String>) -> Json<Vec<serde_json::Value>> {

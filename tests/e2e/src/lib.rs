@@ -39,6 +39,12 @@ impl Server {
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Server {
         let dir = temp_dir("e2e");
         let mut config = Config::ephemeral(dir.clone());
+        // The same suite runs on every store: AGORA_E2E_STORE=mongodb|dynamodb picks one, each
+        // server with a database (or table) of its own.
+        if let Some(kind) = std::env::var("AGORA_E2E_STORE").ok().filter(|k| !k.is_empty()) {
+            config.store = kind.parse().expect("AGORA_E2E_STORE is embedded, mongodb or dynamodb");
+            config.store_namespace = Some(format!("e2e_{}", uuid::Uuid::new_v4().simple()));
+        }
         adjust(&mut config);
         let running = start(&config).await.expect("local server starts");
         let base = format!("http://{}", running.addr);

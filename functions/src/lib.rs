@@ -1,0 +1,15 @@
+//! The Lambda functions: one binary per flow, each `main` only wiring. The handlers are the
+//! shared router (HTTP flows) and thin adapters from Lambda events to the core flows.
+
+pub mod evaluate;
+pub mod start;
+pub mod wiring;
+
+use agora_api::Flow;
+
+/// Serves one HTTP flow's routes through API Gateway: the same router the local server serves.
+pub async fn serve_http(flow: Flow) -> Result<(), lambda_http::Error> {
+    wiring::init_tracing();
+    let voting = wiring::voting_from_env().await?;
+    lambda_http::run(agora_api::flow_router(voting, flow)).await
+}

@@ -1,0 +1,116 @@
+//! Builds the ports from configuration, in one place for every front door: the Lambda
+//! functions read it from their environment, the local server from its options.
+//!
+//! | Variable | Meaning | Default |
+//! |---|---|---|
+//! | `AGORA_STORE` | `embedded`, `mongodb` or `dynamodb` | per front door |
+//! | `MONGODB_URI` | MongoDB connection string (an Atlas SRV URI works) | required for `mongodb` |
+//! | `AGORA_DYNAMODB_TABLE`, `AGORA_DYNAMODB_ENDPOINT` | DynamoDB table, endpoint override | `agora`, AWS |
+//! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log` | per front door |
+//! | `NATS_URL` | NATS server for the `nats` publisher | `nats://127.0.0.1:4222` |
+//! | `AGORA_EVENT_BUS`, `AGORA_EVENT_SOURCE` | EventBridge bus and source | `default`, `agora.voting` |
+
+use agora_core::{PublishError, Publisher, VOTING_DB};
+use agora_store::DocumentStore;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Reads a non-empty environment variable.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The store adapters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    Embedded,
+    MongoDb,
+    DynamoDb,
+}
+
+impl std::str::FromStr for StoreKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "embedded" => Ok(StoreKind::Embedded),
+            "mongodb" => Ok(StoreKind::MongoDb),
+            "dynamodb" => Ok(StoreKind::DynamoDb),
+            other => Err(format!("unknown store {other:?} (expected embedded, mongodb or dynamodb)")),
+        }
+    }
+}
+
+/// Opens the store of `kind`. `embedded_path` is the SQLite file of the embedded store; the
+/// others read `MONGODB_URI`, or the DynamoDB variables and the standard AWS environment.
+/// `namespace` replaces the MongoDB database name (`voting_db`) or the DynamoDB table name, so
+/// that several servers can share one database server (tests). With a DynamoDB endpoint
+/// override (a local server) the table is created when missing.
+pub async fn open_store(kind: StoreKind, embedded_path: PathBuf, namespace: Option<&str>) -> Result<Arc<dyn DocumentStore>, BoxError> {
+    Ok(match kind {
+        StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open(&embedded_path, VOTING_DB)?),
+        StoreKind::MongoDb => {
+            let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
+            let database = namespace.unwrap_or(VOTING_DB.name);
+            Arc::new(agora_store_mongodb::MongoStore::connect_with_database(&uri, VOTING_DB, database).await?)
+        }
+        StoreKind::DynamoDb => {
+            let mut config = agora_store_dynamodb::DynamoConfig::from_env();
+            if let Some(table) = namespace {
+                config.table = table.to_owned();
+            }
+            let local = config.endpoint.is_some();
+            let store = agora_store_dynamodb::DynamoStore::connect(config, VOTING_DB).await?;
+            if local {
+                store.ensure_table().await?;
+            }
+            Arc::new(store)
+        }
+    })
+}
+
+/// The publishers of §5.1 that are not the local inbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PublisherKind {
+    EventBridge,
+    Nats,
+    Log,
+}
+
+impl std::str::FromStr for PublisherKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "eventbridge" => Ok(PublisherKind::EventBridge),
+            "nats" => Ok(PublisherKind::Nats),
+            "log" => Ok(PublisherKind::Log),
+            other => Err(format!("unknown publisher {other:?} (expected eventbridge, nats or log)")),
+        }
+    }
+}
+
+/// Builds the publisher of `kind` from the environment.
+pub async fn open_publisher(kind: PublisherKind) -> Result<Arc<dyn Publisher>, BoxError> {
+    Ok(match kind {
+        PublisherKind::EventBridge => Arc::new(agora_aws::EventBridgePublisher::from_env(&agora_aws::config::load().await)),
+        PublisherKind::Nats => {
+            let url = env("NATS_URL").unwrap_or_else(|| "nats://127.0.0.1:4222".into());
+            Arc::new(agora_nats::NatsPublisher::connect(&url).await?)
+        }
+        PublisherKind::Log => Arc::new(LogPublisher),
+    })
+}
+
+/// Messages to the log only.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LogPublisher;
+
+#[async_trait::async_trait]
+impl Publisher for LogPublisher {
+    async fn publish(&self, address: &str, message: &serde_json::Value) -> Result<(), PublishError> {
+        let event_type = message.get("event_type").and_then(serde_json::Value::as_str).unwrap_or("message");
+        tracing::info!(recipient = address, event_type, payload = %message, "message published");
+        Ok(())
+    }
+}
