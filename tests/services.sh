@@ -1,7 +1,8 @@
 # Sourced by tests/run.sh: starts the real servers the tests talk to, on loopback, exports
 # their addresses, and stops them when the script exits. Ports can be overridden.
 #   MongoDB protocol: secantusdb   -> MONGODB_URI
-#   DynamoDB, SQS, EventBridge, Scheduler: moto server -> AGORA_AWS_ENDPOINT
+#   DynamoDB, SQS, EventBridge, Scheduler: moto server (patched for concurrent DynamoDB
+#   transactions: shared/store-dynamodb/moto) -> AGORA_AWS_ENDPOINT
 #   NATS: nats-server              -> NATS_URL
 
 AGORA_MONGO_PORT="${AGORA_MONGO_PORT:-27117}"
@@ -39,7 +40,8 @@ start_services() {
   mkdir -p "$SERVICES_DIR"
   trap stop_services EXIT
   start_service mongodb "$AGORA_MONGO_PORT" .venv/bin/secantusd-py --host 127.0.0.1 --port "$AGORA_MONGO_PORT" --storage-path :memory: --log-level WARNING
-  start_service moto "$AGORA_MOTO_PORT" .venv/bin/moto_server -H 127.0.0.1 -p "$AGORA_MOTO_PORT"
+  # moto's own server, with its DynamoDB made safe for concurrent transactions (see the file).
+  start_service moto "$AGORA_MOTO_PORT" .venv/bin/python shared/store-dynamodb/moto/agora_moto_server.py -H 127.0.0.1 -p "$AGORA_MOTO_PORT"
   start_service nats "$AGORA_NATS_PORT" .venv/bin/nats-server -a 127.0.0.1 -p "$AGORA_NATS_PORT"
   export MONGODB_URI="mongodb://127.0.0.1:$AGORA_MONGO_PORT"
   export AGORA_AWS_ENDPOINT="http://127.0.0.1:$AGORA_MOTO_PORT"

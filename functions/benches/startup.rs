@@ -3,7 +3,9 @@
 //! spawn the binary, hand it one event, stop the clock when its response arrives.
 //! Prints the median of several runs per function (target: under 30 ms locally).
 //!
-//! `cargo bench -p agora-functions --bench startup` (env: STARTUP_RUNS, STARTUP_STORE=embedded|mongodb).
+//! `cargo bench -p agora-functions --bench startup` (env: STARTUP_RUNS, STARTUP_STORE=embedded|mongodb,
+//! STARTUP_BIN_DIR: measure the binaries `cargo lambda build` wrote, `<dir>/<function>/bootstrap`,
+//! instead of the ones this bench was built with).
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -65,14 +67,34 @@ fn apigw(method: &str, path: &str, body: Option<&str>) -> Value {
     })
 }
 
-fn events() -> Vec<(&'static str, &'static str, Value)> {
+fn events() -> Vec<(&'static str, String, Value)> {
+    let built = [
+        env!("CARGO_BIN_EXE_create-task"),
+        env!("CARGO_BIN_EXE_parse-task"),
+        env!("CARGO_BIN_EXE_submit-vote"),
+        env!("CARGO_BIN_EXE_queries"),
+        env!("CARGO_BIN_EXE_start-tasks"),
+        env!("CARGO_BIN_EXE_evaluate-task"),
+    ];
+    let dir = std::env::var("STARTUP_BIN_DIR").ok();
+    events_for()
+        .into_iter()
+        .zip(built)
+        .map(|((name, event), exe)| {
+            let path = dir.as_ref().map_or_else(|| exe.to_owned(), |d| format!("{d}/{name}/bootstrap"));
+            (name, path, event)
+        })
+        .collect()
+}
+
+fn events_for() -> Vec<(&'static str, Value)> {
     vec![
-        ("create-task", env!("CARGO_BIN_EXE_create-task"), apigw("POST", "/submit-social-choice-task", Some("{}"))),
-        ("parse-task", env!("CARGO_BIN_EXE_parse-task"), apigw("POST", "/parse-social-choice-task", Some("{}"))),
-        ("submit-vote", env!("CARGO_BIN_EXE_submit-vote"), apigw("POST", "/submit-vote", Some("{}"))),
-        ("queries", env!("CARGO_BIN_EXE_queries"), apigw("GET", "/get-status/task_00000000", None)),
-        ("start-tasks", env!("CARGO_BIN_EXE_start-tasks"), json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}})),
-        ("evaluate-task", env!("CARGO_BIN_EXE_evaluate-task"), json!({"Records": []})),
+        ("create-task", apigw("POST", "/submit-social-choice-task", Some("{}"))),
+        ("parse-task", apigw("POST", "/parse-social-choice-task", Some("{}"))),
+        ("submit-vote", apigw("POST", "/submit-vote", Some("{}"))),
+        ("queries", apigw("GET", "/get-status/task_00000000", None)),
+        ("start-tasks", json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}})),
+        ("evaluate-task", json!({"Records": []})),
     ]
 }
 
@@ -130,7 +152,7 @@ fn main() {
             let mut times = Vec::with_capacity(runs);
             let mut last = Value::Null;
             for _ in 0..runs {
-                let (t, answer) = one_run(binary, &event, &store, &dir).await;
+                let (t, answer) = one_run(&binary, &event, &store, &dir).await;
                 times.push(t);
                 last = answer;
             }

@@ -1,19 +1,27 @@
-"""`moto_server`, with DynamoDB transactions that roll back only the items they write.
+"""`moto_server`, with DynamoDB fixed for concurrent transactional workloads.
 
-moto's TransactWriteItems deep-copies the whole table once per item of the transaction, to
-restore it should the transaction fail: a 100-item transaction on a table of 10,000 items copies
-a million items (seconds, and gigabytes of garbage), so the store contract suite's batches of 50
-votes take the better part of an hour. This launcher keeps moto's behaviour (all or none, the
-same errors and cancellation reasons) but snapshots only the items the transaction touches.
+Two problems of moto (5.2.5) that the DynamoDB store's tests hit:
+
+1. TransactWriteItems deep-copies the whole table once per item of the transaction, to restore
+   it should the transaction fail: a 100-item transaction on a table of 10,000 items copies a
+   million items (seconds, and gigabytes of garbage), so the store contract suite's batches of
+   50 votes take the better part of an hour. Here a transaction snapshots only the items it
+   touches, with the same behaviour (all or none, the same errors and cancellation reasons).
+2. The DynamoDB model is not thread-safe, while the server runs each request on a thread of its
+   own: a deep copy or a query iterating a table that another request is writing fails with
+   "RuntimeError: dictionary changed size during iteration" (HTTP 500). Here DynamoDB requests
+   run one at a time (other services are untouched).
 
 Usage, exactly as moto_server:  python agora_moto_server.py -H 127.0.0.1 -p 5055
 """
 
 import copy
 import sys
+import threading
 
 import moto.dynamodb.models as models
 from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.responses import DynamoHandler
 from moto.dynamodb.models.table import Table
 from moto.server import main
 
@@ -75,8 +83,18 @@ def transact_write_items(self, transact_items):
         raise
 
 
+_dynamodb_lock = threading.Lock()
+_original_call_action = DynamoHandler.call_action
+
+
+def call_action(self):
+    with _dynamodb_lock:
+        return _original_call_action(self)
+
+
 models.copy = _TablesNotCopied()
 models.DynamoDBBackend.transact_write_items = transact_write_items
+DynamoHandler.call_action = call_action
 
 if __name__ == "__main__":
     sys.exit(main())

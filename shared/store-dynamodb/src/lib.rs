@@ -46,7 +46,9 @@
 //! * **Document** `pk = d#<collection>#<id>`: `doc` (S) the JSON text exactly as written (so
 //!   documents round-trip byte for byte, and `find` hands the text back untouched), or the
 //!   manifest `pgen` (S) + `pn` (N) of a document stored in parts; `ver` (N) raised by every
-//!   write; `seq` (S) insertion order (see `order.rs`), kept by updates; `gall` (S)
+//!   write; `wt` (S) a token unique to each write (a `PutItem` the SDK retried after its first
+//!   attempt was applied recognises itself); `seq` (S) insertion order (see `order.rs`), kept by
+//!   updates; `gall` (S)
 //!   `<collection>#<shard>` (shard = FNV-1a of the id modulo [`COLLECTION_SHARDS`]); `g<n>` (S)
 //!   for each field GSI the document is in; `uks` (L of S) the keys of its unique markers.
 //! * **Unique marker** `pk = u#<collection>#<fields joined by ,>#<values>`, `owner` (S) the key
@@ -95,6 +97,16 @@
 //! * `delete`: the same, deleting the document and its markers together.
 //! * Large documents: parts go in the same transaction when it stays within 100 items and
 //!   3.5 MB, else before it; old parts are deleted once no main item names them.
+//!
+//! Transactions carry a `ClientRequestToken`, so that the SDK's own retries of a committed
+//! transaction succeed instead of failing on their own writes.
+//!
+//! # Testing against moto
+//!
+//! moto 5.2's `TransactWriteItems` deep-copies the whole table once per item of a transaction,
+//! and its DynamoDB model is not thread-safe (concurrent requests fail with HTTP 500,
+//! "dictionary changed size during iteration"). `moto/agora_moto_server.py` in this crate starts
+//! moto with both fixed; run it exactly as `moto_server`.
 //!
 //! # Consistency
 //!

@@ -221,11 +221,17 @@ async fn commit_with_parts(
         return writes::commit(inner, writes).await;
     }
     let ahead: Vec<Item> = new_parts.iter().flat_map(|(_, p)| p.parts.iter().cloned()).collect();
-    let outcome = match parts::put_all(inner, &ahead).await {
-        Ok(()) => writes::commit(inner, writes).await,
-        Err(e) => Err(e),
+    let (outcome, unwritten) = match parts::put_all(inner, &ahead).await {
+        Ok(()) => {
+            let outcome = writes::commit(inner, writes).await;
+            // A failed condition wrote nothing; after another error the main items may have
+            // been written (a lost response), so their parts stay.
+            let unwritten = matches!(outcome, Ok(Err(_)));
+            (outcome, unwritten)
+        }
+        Err(e) => (Err(e), true),
     };
-    if !matches!(outcome, Ok(Ok(()))) {
+    if unwritten {
         for (c, p) in new_parts {
             parts::delete_items(inner, c, &p.id, p.gen.as_deref(), p.parts.len()).await;
         }
@@ -240,7 +246,7 @@ fn write_size(write: &Write) -> usize {
     }
 }
 
-/// Merged text and the parsed form of a `$set` ready to apply.
+/// The top level of a `$set` for the document keyed `id`: an object not changing the key.
 fn parse_set<'a>(c: &Collection, set: &'a Json, id: &str) -> Result<TopLevel<'a>, StoreError> {
     let fields = top_level(set.get()).map_err(|r| invalid(c, r))?;
     check_set(&fields, c.spec.key, id).map_err(|r| invalid(c, r))?;

@@ -82,13 +82,13 @@ async fn single(inner: &Inner, write: Write) -> Result<Result<(), Failure>, Stor
     match write {
         Write::Put { item, condition, failure } => {
             inner.stats.count_put();
+            let token = item.get(WRITE_TOKEN).cloned();
             let (expr, ver) = expression(condition);
             let mut call =
                 inner.client.put_item().table_name(&inner.table).set_item(Some(item)).set_condition_expression(expr.map(str::to_string));
             if let Some(ver) = ver {
                 call = call.expression_attribute_values(":ver", ver);
             }
-            let token = item.get(WRITE_TOKEN).cloned();
             match call.return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld).send().await {
                 Ok(_) => Ok(Ok(())),
                 Err(e) => match e.as_service_error() {

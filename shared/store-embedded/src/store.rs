@@ -35,7 +35,7 @@ const MAX_PARALLEL_READS: usize = 4;
 /// Narrowest range of insertion order a parallel read covers.
 const MIN_PARALLEL_ROWS: i64 = 20_000;
 /// WAL pages after which a commit checkpoints.
-const WAL_CHECKPOINT_PAGES: i64 = 2_000;
+const WAL_CHECKPOINT_PAGES: i64 = 4_000;
 /// Bytes the WAL file is cut back to after a checkpoint let it start over.
 const WAL_SIZE_LIMIT: i64 = 64 << 20;
 

@@ -81,6 +81,17 @@ where
     (start.elapsed(), latencies)
 }
 
+/// CPU time this process has used (user + system, all threads), from `/proc/self/stat`; zero
+/// where that file is missing.
+fn process_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (in parentheses): utime and stime are the 12th and 13th.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = after_name.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
+    // Linux reports them in clock ticks of 1/100 s (USER_HZ).
+    Duration::from_millis(ticks * 10)
+}
+
 fn main() {
     let Ok(uri) = std::env::var("MONGODB_URI") else {
         eprintln!("MONGODB_URI is not set: run ./tests/run.sh (which starts a MongoDB-protocol server) or export it.");
@@ -153,17 +164,18 @@ async fn run(uri: &str) {
     report(&format!("insert votes in batches of {LOAD_BATCH} (transactions)"), find_votes, start.elapsed(), &mut []);
 
     let by_task = Filter::must(json!({"social_task_id": "task_big"}));
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), process_cpu());
     let found = store.find(VOTES, &by_task).await.expect("find");
-    let elapsed = start.elapsed();
+    let (elapsed, cpu) = (start.elapsed(), process_cpu().saturating_sub(cpu));
     assert_eq!(found.len(), find_votes);
     report(&format!("find the {find_votes} votes of one task (docs)"), found.len(), elapsed, &mut []);
+    println!("  bench process CPU during that find: {:.0} ms", cpu.as_secs_f64() * 1e3);
     drop(found);
 
     // The same read through the driver alone, without turning the BSON into JSON: the difference
     // is what the adapter adds.
     let raw = store.database().collection::<bson::RawDocumentBuf>(VOTES);
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), process_cpu());
     let mut cursor = raw
         .find(bson::doc! {"social_task_id": "task_big"})
         .projection(bson::doc! {"_id": 0})
@@ -174,7 +186,9 @@ async fn run(uri: &str) {
     while cursor.advance().await.expect("cursor") {
         n += usize::from(!cursor.current().as_bytes().is_empty());
     }
-    report("  the same through the driver alone, BSON only (docs)", n, start.elapsed(), &mut []);
+    let (elapsed, cpu) = (start.elapsed(), process_cpu().saturating_sub(cpu));
+    report("the same through the driver alone, BSON only (docs)", n, elapsed, &mut []);
+    println!("  bench process CPU during that find: {:.0} ms", cpu.as_secs_f64() * 1e3);
 
     let qualified = Filter::must(json!({"social_task_id": "task_big", "qualified": true}));
     let start = Instant::now();

@@ -2,7 +2,7 @@
 //! the shared router, in process) on the MongoDB adapter and on the DynamoDB adapter, against
 //! the real servers `./tests/run.sh` starts (MONGODB_URI, AGORA_DYNAMODB_ENDPOINT).
 //!
-//! `cargo bench -p agora-functions --bench vote_handler` (env: BENCH_VOTES, BENCH_CLIENTS).
+//! `cargo bench -p agora-e2e --bench vote_handler` (env: BENCH_VOTES, BENCH_CLIENTS).
 
 use agora_api::{flow_router, Flow};
 use agora_core::{EvaluationQueue, Ports, QueueError, Settings, SystemClock, Voting, VOTING_DB};
