@@ -56,6 +56,8 @@
 //!   document, each with `attribute_not_exists(pk)`.
 //! * **Part** `pk = p#<collection>#<id>#<gen>#<n>`, `data` (B) bytes `n * 350,000 ..` of the
 //!   text, for documents over 350,000 bytes (`parts.rs`).
+//! * **Counter** `pk = c#<name>`, `n` (N) its value, `wt` (S) the token of its last increment
+//!   (`counters.rs`). In no GSI.
 //!
 //! Values in keys keep their JSON type: `s:<string>`, `b:true`, `n:<number>` (numbers canonical:
 //! `1`, `1.0` and `1e0` are all `n:1`); several values are a JSON array of those. Only strings,
@@ -78,8 +80,9 @@
 //! | `gsi4` | `social_task_id,qualified` | |
 //!
 //! So the hot paths are keyed reads: vote intake is `GetItem` (vote by id) and the unique
-//! marker of `(social_task_id, submitter_subject_id)`; the trigger count is a `Select::COUNT`
-//! `Query` of `gsi4`, stopped at its limit; the start sweep a `Query` of `gsi1` on
+//! marker of `(social_task_id, submitter_subject_id)`; the trigger count is a counter item
+//! raised with one atomic `UpdateItem` per qualified vote (strongly consistent, unlike a GSI
+//! count); the start sweep a `Query` of `gsi1` on
 //! `status = scheduled`. `query.rs` documents the choice of access path; the store never calls
 //! `Scan` (a filter without a usable equality queries the shards of `gsi_all`).
 //!
@@ -116,6 +119,7 @@
 
 mod admin;
 mod config;
+mod counters;
 mod document;
 mod error;
 mod items;

@@ -51,6 +51,8 @@ pub struct StoreStats {
     /// `Query` pages on the collection GSI: reads of a whole collection (the store never calls
     /// `Scan`; this is what a filter without a usable equality costs instead).
     pub collection_queries: u64,
+    /// `UpdateItem` calls (counters).
+    pub update_items: u64,
 }
 
 /// The atomic counters behind [`StoreStats`].
@@ -62,6 +64,7 @@ pub(crate) struct Counters {
     transactions: AtomicU64,
     index_queries: AtomicU64,
     collection_queries: AtomicU64,
+    update_items: AtomicU64,
 }
 
 impl Counters {
@@ -83,6 +86,9 @@ impl Counters {
     pub fn count_collection_query(&self) {
         self.collection_queries.fetch_add(1, Ordering::Relaxed);
     }
+    pub fn count_update(&self) {
+        self.update_items.fetch_add(1, Ordering::Relaxed);
+    }
     fn snapshot(&self) -> StoreStats {
         StoreStats {
             get_items: self.get_items.load(Ordering::Relaxed),
@@ -91,6 +97,7 @@ impl Counters {
             transactions: self.transactions.load(Ordering::Relaxed),
             index_queries: self.index_queries.load(Ordering::Relaxed),
             collection_queries: self.collection_queries.load(Ordering::Relaxed),
+            update_items: self.update_items.load(Ordering::Relaxed),
         }
     }
 }
@@ -402,5 +409,9 @@ impl DocumentStore for DynamoStore {
             }
         }
         Err(StoreError::Backend(format!("{collection}/{id}: gave up deleting after {MAX_ATTEMPTS} concurrent changes")))
+    }
+
+    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
+        crate::counters::increment(&self.inner, counter, by).await
     }
 }

@@ -102,6 +102,7 @@ async fn calls<F: std::future::Future<Output = T>, T>(store: &DynamoStore, f: F)
         transactions: after.transactions - before.transactions,
         index_queries: after.index_queries - before.index_queries,
         collection_queries: after.collection_queries - before.collection_queries,
+        update_items: after.update_items - before.update_items,
     };
     (out, diff)
 }

@@ -62,4 +62,7 @@ impl DocumentStore for TempStore {
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
         self.store.delete(collection, id, condition).await
     }
+    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
+        self.store.increment(counter, by).await
+    }
 }

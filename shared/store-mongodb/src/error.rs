@@ -29,6 +29,11 @@ pub(crate) fn backend(doing: &str, e: &Error) -> StoreError {
 pub(crate) const NO_TRANSACTIONS: &str = "this MongoDB deployment does not support transactions, which Agora needs for atomic \
      multi-document inserts: use a replica set (a single-node one will do), a sharded cluster or Atlas";
 
+/// Whether `e` says a key or unique index would be duplicated.
+pub(crate) fn is_duplicate_key(e: &Error) -> bool {
+    server_error(e).is_some_and(|(code, _)| DUPLICATE_KEY_CODES.contains(&code))
+}
+
 /// A failed write to `spec`'s collection: a broken key or unique constraint becomes
 /// [`StoreError::Duplicate`] naming it, a document over the size limit
 /// [`StoreError::InvalidDocument`], anything else [`StoreError::Backend`].

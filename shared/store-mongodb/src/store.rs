@@ -2,7 +2,7 @@
 
 use crate::convert::{to_json, ID_FIELD};
 use crate::document::{filter_document, insert_document, keyed_filter, set_pipeline};
-use crate::error::{backend, write_error, NO_TRANSACTIONS};
+use crate::error::{backend, is_duplicate_key, write_error, NO_TRANSACTIONS};
 use crate::indexes;
 use agora_filter::Filter;
 use agora_store::{CollectionSpec, DatabaseSpec, DocumentStore, Json, StoreError};
@@ -38,7 +38,13 @@ struct Inner {
     database: Database,
     spec: DatabaseSpec,
     collections: Vec<Coll>,
+    /// [`COUNTERS`]: `{_id: <counter name>, value: <i64>}`.
+    counters: Collection<Document>,
 }
+
+/// The collection of counters ([`DocumentStore::increment`]): beside the collections of the
+/// spec, read by no query.
+pub const COUNTERS: &str = "_agora_counters";
 
 /// One collection: its spec and the driver's handle, reading raw BSON.
 struct Coll {
@@ -90,13 +96,17 @@ impl MongoStore {
         check_transactions(&client).await?;
         let handle = client.database(database);
         let mut collections = Vec::with_capacity(db.collections.len());
+        if db.collections.iter().any(|c| c.name == COUNTERS) {
+            return Err(StoreError::Backend(format!("collection name {COUNTERS} is reserved for the store's counters")));
+        }
         for spec in db.collections {
             let coll = handle.collection::<RawDocumentBuf>(spec.name);
             coll.create_indexes(indexes::models(spec)).await.map_err(|e| backend(&format!("creating the indexes of {}", spec.name), &e))?;
             collections.push(Coll { spec, handle: coll });
         }
         tracing::debug!(database, "mongodb store open");
-        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections }) })
+        let counters = handle.collection::<Document>(COUNTERS);
+        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections, counters }) })
     }
 
     /// The collections this store holds.
@@ -271,6 +281,36 @@ impl DocumentStore for MongoStore {
         let coll = self.coll(collection)?;
         let result = coll.handle.delete_one(keyed_filter(coll.spec, id, condition)?).await.map_err(|e| backend("delete", &e))?;
         Ok(result.deleted_count == 1)
+    }
+
+    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
+        // The counter is created (at 0) apart from the increment, so that an increment is never
+        // an upsert: concurrent upserts of one `_id` may fail, and a failed one cannot tell
+        // whether it was applied.
+        let counters = &self.inner.counters;
+        for created in [false, true] {
+            let updated = counters
+                .find_one_and_update(doc! {ID_FIELD: counter}, doc! {"$inc": {"value": by}})
+                .return_document(mongodb::options::ReturnDocument::After)
+                .await
+                .map_err(|e| backend("increment", &e))?;
+            if let Some(updated) = updated {
+                return match updated.get("value") {
+                    Some(bson::Bson::Int64(n)) => Ok(*n),
+                    Some(bson::Bson::Int32(n)) => Ok(i64::from(*n)),
+                    other => Err(StoreError::Backend(format!("counter {counter} holds {other:?}, not an integer"))),
+                };
+            }
+            if !created {
+                match counters.insert_one(doc! {ID_FIELD: counter, "value": 0_i64}).await {
+                    Ok(_) => {}
+                    // Created meanwhile by a concurrent first increment.
+                    Err(e) if is_duplicate_key(&e) => {}
+                    Err(e) => return Err(backend("creating a counter", &e)),
+                }
+            }
+        }
+        Err(StoreError::Backend(format!("counter {counter} vanished while being increased")))
     }
 }
 

@@ -79,6 +79,10 @@ pub trait DocumentStore: Send + Sync + 'static {
 
     /// Deletes the document keyed `id` if it matches `condition`. Returns whether it did.
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError>;
+    /// Adds `by` to the counter named `counter` (a missing counter counts from 0) and returns
+    /// its new value, atomically: concurrent increments each see a value of their own. Counters
+    /// live beside the collections, never in them: no `get`, `find` or API sees them.
+    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError>;
 }
 
 /// Serializes a value into a [`Json`] document.

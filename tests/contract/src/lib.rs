@@ -101,6 +101,8 @@ macro_rules! contract_tests {
             find_all,
             find_on_empty_collections,
             find_and_count_thousands,
+            increment_counts_from_zero,
+            increment_under_race,
         );
     };
     (@cases ($setup:expr) $($case:ident),+ $(,)?) => {
@@ -147,6 +149,9 @@ mod tests {
         }
         async fn delete(&self, _: &str, _: &str, _: &Filter) -> Result<bool, StoreError> {
             Ok(false)
+        }
+        async fn increment(&self, _: &str, by: i64) -> Result<i64, StoreError> {
+            Ok(by)
         }
     }
 

@@ -1,0 +1,67 @@
+//! Counters ([`agora_store::DocumentStore::increment`]): one item each, `c#<name>`, changed with
+//! an atomic `ADD` (no read, no transaction, so concurrent increments never conflict).
+//!
+//! An `UpdateItem` the SDK retries after its first attempt was applied (the response lost)
+//! must not count twice: each call stamps the item with a token of its own and is conditional
+//! on the item not carrying it already. A retry that finds its own token reads the value back.
+
+use crate::store::Inner;
+use crate::table::{PK, WRITE_TOKEN};
+use agora_store::StoreError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+
+/// The attribute holding a counter's value.
+const VALUE: &str = "n";
+
+/// Partition key of the counter `name`.
+fn counter_pk(name: &str) -> String {
+    format!("c#{name}")
+}
+
+fn number(item: Option<&std::collections::HashMap<String, AttributeValue>>, name: &str) -> Result<i64, StoreError> {
+    match item.and_then(|i| i.get(VALUE)) {
+        Some(AttributeValue::N(n)) => n.parse().map_err(|_| StoreError::Backend(format!("counter {name} holds {n}, not an integer"))),
+        other => Err(StoreError::Backend(format!("counter {name} holds {other:?}, not a number"))),
+    }
+}
+
+pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64, StoreError> {
+    let pk = counter_pk(name);
+    if pk.len() > crate::table::MAX_KEY_BYTES {
+        return Err(StoreError::Backend(format!("counter name of {} bytes is too long", name.len())));
+    }
+    let token = crate::order::next_token();
+    inner.stats.count_update();
+    let updated = inner
+        .client
+        .update_item()
+        .table_name(&inner.table)
+        .key(PK, AttributeValue::S(pk.clone()))
+        .update_expression("ADD #n :by SET #wt = :wt")
+        .condition_expression("attribute_not_exists(#wt) OR #wt <> :wt")
+        .expression_attribute_names("#n", VALUE)
+        .expression_attribute_names("#wt", WRITE_TOKEN)
+        .expression_attribute_values(":by", AttributeValue::N(by.to_string()))
+        .expression_attribute_values(":wt", AttributeValue::S(token))
+        .return_values(ReturnValue::AllNew)
+        .send()
+        .await;
+    match updated {
+        Ok(out) => number(out.attributes(), name),
+        Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+            // Our own earlier attempt was applied: the value now (later increments included).
+            inner.stats.count_get();
+            let read = inner
+                .client
+                .get_item()
+                .table_name(&inner.table)
+                .key(PK, AttributeValue::S(pk))
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(|e| crate::error::backend("GetItem", e))?;
+            number(read.item(), name)
+        }
+        Err(e) => Err(crate::error::backend("UpdateItem", e)),
+    }
+}
