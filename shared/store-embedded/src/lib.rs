@@ -2,8 +2,10 @@
 //! store for local runs.
 //!
 //! Each collection is a table of `(seq, id, doc)` rows: insertion order, the key, and the
-//! document as the caller wrote it, plus one stored generated column per indexed or unique field
-//! (the layout is described in `schema.rs`). Filters run half in SQLite, half in Rust: their
+//! document as the caller wrote it, plus one column per indexed or unique field, written by the store
+//! (the layout is described in `schema.rs`); documents of 256 KiB and more are stored
+//! LZ4-compressed (a report of a million votes shrinks from 250 MB to a fraction of it, which is
+//! what SQLite then copies, pages and logs). Filters run half in SQLite, half in Rust: their
 //! top-level equalities on the key and indexed fields become `WHERE` conditions on those columns,
 //! and whatever remains is matched against the parsed documents. When nothing remains, the
 //! stored text is handed back untouched.

@@ -7,20 +7,23 @@
 //!     seq INTEGER PRIMARY KEY,       -- rowid: insertion order
 //!     id  TEXT NOT NULL UNIQUE,      -- the document's key field
 //!     doc TEXT NOT NULL,             -- the document, as the caller wrote it
-//!     "f_social_task_id" GENERATED ALWAYS AS (<scalar of $.social_task_id>) STORED,
+//!     "f_social_task_id",            -- the value of $.social_task_id, written by the store
 //!     ...
 //! );
 //! ```
 //!
-//! with one stored generated column per indexed or unique field, a plain index per indexed field
-//! and a UNIQUE index per unique field set. The generated column holds the field's value with its
-//! JSON type kept apart: strings as TEXT, numbers as INTEGER/REAL, `true`/`false` as the BLOBs
-//! `x'01'`/`x'00'` (so that `true` never equals the number `1`), and NULL when the field is
-//! missing, `null`, an object or an array. Queries compare these columns without parsing `doc`.
+//! with one column per indexed or unique field, a plain index per indexed field and a UNIQUE
+//! index per unique field set. The store writes each column with the document (it has the
+//! document's top level at hand anyway), holding the field's value with its JSON type kept
+//! apart: strings as TEXT, numbers as INTEGER/REAL, `true`/`false` as the BLOBs `x'01'`/`x'00'`
+//! (so that `true` never equals the number `1`), and NULL when the field is missing, `null`, an
+//! object or an array. Queries compare these columns without parsing `doc`. (Generated columns
+//! would do the same, but SQLite would parse the whole document to compute them: seconds for a
+//! task whose report holds a million votes.)
 
 use agora_store::{CollectionSpec, StoreError};
 
-/// A field that has its own generated column.
+/// A field that has its own column.
 #[derive(Debug, Clone)]
 pub(crate) struct FieldColumn {
     pub field: &'static str,
@@ -62,15 +65,18 @@ impl Table {
             }
         }
         let name = quote_ident(spec.name);
+        let field_columns: String = columns.iter().map(|c| format!(", {}", c.column)).collect();
+        let placeholders: String = (0..columns.len()).map(|i| format!(", ?{}", i + 3)).collect();
+        let assignments: String = columns.iter().enumerate().map(|(i, c)| format!(", {} = ?{}", c.column, i + 3)).collect();
         let sql = Statements {
-            insert: format!("INSERT INTO {name} ({KEY_COLUMN}, doc) VALUES (?1, ?2)"),
+            insert: format!("INSERT INTO {name} ({KEY_COLUMN}, doc{field_columns}) VALUES (?1, ?2{placeholders})"),
             get: format!("SELECT doc FROM {name} WHERE {KEY_COLUMN} = ?1"),
-            update: format!("UPDATE {name} SET doc = ?2 WHERE {KEY_COLUMN} = ?1"),
+            update: format!("UPDATE {name} SET doc = ?2{assignments} WHERE {KEY_COLUMN} = ?1"),
         };
         Ok(Table { spec, name, columns, sql })
     }
 
-    /// The column that holds `field`'s value, if any: the key column or a generated column.
+    /// The column that holds `field`'s value, if any: the key column or a field column.
     pub fn column_of(&self, field: &str) -> Option<&str> {
         if field == self.spec.key {
             return Some(KEY_COLUMN);
@@ -83,23 +89,23 @@ impl Table {
         std::iter::once(self.spec.key).chain(self.columns.iter().map(|c| c.field)).collect()
     }
 
-    /// `CREATE TABLE IF NOT EXISTS` with every generated column.
-    pub fn create_table(&self) -> String {
-        let mut sql = format!(
-            "CREATE TABLE IF NOT EXISTS {} (seq INTEGER PRIMARY KEY, {KEY_COLUMN} TEXT NOT NULL UNIQUE, doc TEXT NOT NULL",
-            self.name
-        );
+    /// `CREATE TABLE IF NOT EXISTS` with a column per indexed or unique field. `name` is the
+    /// table's quoted name (another while the table is rebuilt).
+    pub fn create_table(&self, name: &str) -> String {
+        let mut sql =
+            format!("CREATE TABLE IF NOT EXISTS {name} (seq INTEGER PRIMARY KEY, {KEY_COLUMN} TEXT NOT NULL UNIQUE, doc TEXT NOT NULL");
         for c in &self.columns {
-            sql.push_str(&format!(", {}", column_definition(c, "STORED")));
+            // No declared type: the column keeps the SQL type of what the store writes.
+            sql.push_str(&format!(", {}", c.column));
         }
         sql.push(')');
         sql
     }
 
-    /// `ALTER TABLE` adding a generated column to a table created before the field was indexed
-    /// (SQLite only adds VIRTUAL generated columns to existing tables).
+    /// `ALTER TABLE` adding the column of a field indexed after the table was created (the
+    /// store then fills it).
     pub fn add_column(&self, c: &FieldColumn) -> String {
-        format!("ALTER TABLE {} ADD COLUMN {}", self.name, column_definition(c, "VIRTUAL"))
+        format!("ALTER TABLE {} ADD COLUMN {}", self.name, c.column)
     }
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS` for every indexed field and unique field set.
@@ -161,18 +167,6 @@ impl Table {
             .collect();
         fields.join(",")
     }
-}
-
-/// `"f_x" GENERATED ALWAYS AS (CASE json_type(doc, '$."x"') ... END) <kind>`.
-fn column_definition(c: &FieldColumn, kind: &str) -> String {
-    let path = format!("'$.\"{}\"'", c.field);
-    format!(
-        "{} GENERATED ALWAYS AS (CASE json_type(doc, {path}) \
-         WHEN 'true' THEN x'01' WHEN 'false' THEN x'00' \
-         WHEN 'object' THEN NULL WHEN 'array' THEN NULL \
-         ELSE json_extract(doc, {path}) END) {kind}",
-        c.column
-    )
 }
 
 /// Refuses field names that cannot sit inside a quoted JSON path in a SQL string literal.

@@ -117,7 +117,7 @@ impl Query {
     }
 }
 
-/// The SQL value a generated column (or the key column, which only holds strings) holds for
+/// The SQL value a field column (or the key column, which only holds strings) holds for
 /// `value`, when the two compare exactly as the filter would.
 fn sql_value(value: &Value, key_column: bool) -> Option<SqlValue> {
     match value {

@@ -101,3 +101,47 @@ async fn two_stores_share_one_file() {
     assert_eq!(second.count("votes", &Filter::all(), None).await.expect("count"), 100);
     assert_eq!(first.count("votes", &Filter::must(json!({"social_task_id": "task_a"})), None).await.expect("count"), 100);
 }
+
+/// A file written by the earlier layout, whose field columns SQLite generated from the
+/// documents: opening it moves every table to the current layout, keeping the documents, their
+/// insertion order and the constraints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_of_generated_columns_is_moved_to_written_columns() {
+    let path = TempPath::new("generated-columns");
+    {
+        let conn = rusqlite::Connection::open(&path.0).expect("open");
+        let column = |field: &str| {
+            let p = format!("'$.\"{field}\"'");
+            format!(
+                "\"f_{field}\" GENERATED ALWAYS AS (CASE json_type(doc, {p}) WHEN 'true' THEN x'01' WHEN 'false' THEN x'00' \
+                 WHEN 'object' THEN NULL WHEN 'array' THEN NULL ELSE json_extract(doc, {p}) END) STORED"
+            )
+        };
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE \"votes\" (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL, {}, {}, {});
+             CREATE UNIQUE INDEX \"votes__unique__social_task_id__submitter_subject_id\" ON \"votes\"(\"f_social_task_id\", \"f_submitter_subject_id\");",
+            column("social_task_id"),
+            column("submitter_subject_id"),
+            column("qualified"),
+        ))
+        .expect("old layout");
+        for (id, subject, qualified) in [("v2", "agent-b", false), ("v1", "agent-a", true)] {
+            let doc = to_json(&vote(id, "task_old", subject, qualified));
+            conn.execute("INSERT INTO \"votes\" (id, doc) VALUES (?1, ?2)", [id, doc.get()]).expect("old insert");
+        }
+    }
+    let store = EmbeddedStore::open(&path.0, VOTING_DB).expect("reopen");
+    let all = store.find("votes", &Filter::must(json!({"social_task_id": "task_old"}))).await.expect("find");
+    assert_eq!(ids(&all), ["v2", "v1"], "insertion order is kept");
+    let qualified = store.find("votes", &Filter::must(json!({"social_task_id": "task_old", "qualified": true}))).await.expect("find");
+    assert_eq!(ids(&qualified), ["v1"]);
+    let again = store.insert(vec![("votes", to_json(&vote("v3", "task_old", "agent-a", true)))]).await;
+    assert!(matches!(again, Err(StoreError::Duplicate { .. })), "{again:?}");
+    store.insert(vec![("votes", to_json(&vote("v4", "task_old", "agent-c", true)))]).await.expect("new vote");
+    assert_eq!(store.count("votes", &Filter::must(json!({"qualified": true})), None).await.expect("count"), 2);
+    let conn = rusqlite::Connection::open(&path.0).expect("open");
+    let generated: i64 =
+        conn.query_row("SELECT count(*) FROM pragma_table_xinfo('votes') WHERE hidden >= 2", [], |r| r.get(0)).expect("xinfo");
+    assert_eq!(generated, 0, "no generated column is left");
+}
