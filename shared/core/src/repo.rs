@@ -85,10 +85,11 @@ impl Repo {
     }
 
     /// Writes the report and completes the task in one conditional write (only a `started` task).
-    pub async fn complete(&self, id: &str, report: &Json) -> Result<bool, VotingError> {
+    pub async fn complete<R: serde::Serialize>(&self, id: &str, report: &R) -> Result<bool, VotingError> {
+        // Serialized once, straight into the update: a report may hold a million votes.
         #[derive(serde::Serialize)]
-        struct Completion<'a> {
-            report_json: &'a serde_json::value::RawValue,
+        struct Completion<'a, R> {
+            report_json: &'a R,
             status: &'static str,
         }
         let set = to_json(&Completion { report_json: report, status: agora_schema::status::COMPLETE });
@@ -129,6 +130,11 @@ impl Repo {
             filter["submitter_subject_id"] = json!({"$in": s});
         }
         Ok(self.store.count(VOTES, &Filter::must(filter), Some(limit)).await?)
+    }
+
+    /// Raises the count of a task's stored qualified votes by one; returns the new count.
+    pub async fn count_qualified_vote(&self, task_id: &str) -> Result<i64, VotingError> {
+        Ok(self.store.increment(&format!("qualified:{task_id}"), 1).await?)
     }
 
     /// Takes the claim `key`: inserts it, or takes it over when its lease (if any) has expired.

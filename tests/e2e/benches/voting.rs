@@ -1,5 +1,6 @@
 //! Throughput of the local server, printed as figures (not a test):
-//! 1. votes accepted per second through the HTTP API, builtin PQT, embedded store;
+//! 1. votes accepted per second through the HTTP API, builtin PQT, embedded store, sent by a
+//!    lean keep-alive client (as `wrk` would) and by reqwest, both in this process;
 //! 2. the time to evaluate a task with 1,000,000 stored qualified votes with builtin
 //!    plurality, from reading the votes to the stored report.
 //!
@@ -18,7 +19,18 @@ fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-async fn votes_per_second(server: &Server, total: usize, clients: usize) -> (f64, usize) {
+/// Which client sends the votes.
+#[derive(Clone, Copy, Debug)]
+enum Client {
+    /// reqwest (hyper's client): what an application in Rust would use.
+    Reqwest,
+    /// A minimal HTTP/1.1 keep-alive client on a bare TCP stream, as `wrk` is: the load
+    /// generator shares the 2 cores with the server, so the less it costs, the more of the
+    /// machine the figure describes.
+    Lean,
+}
+
+async fn votes_per_second(server: &Server, total: usize, clients: usize, client: Client) -> (f64, usize) {
     let id = server.create(&public_request(1_000_000_000)).await;
     server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
     // Warm up connections and caches.
@@ -30,27 +42,87 @@ async fn votes_per_second(server: &Server, total: usize, clients: usize) -> (f64
         (0..total).map(|i| vote_body(&id, &format!("voter-{i}"), json!({"selected_option": TRANSLATORS[i % 3]})).to_string()).collect(),
     );
     let url = server.url("/submit-vote");
+    let addr = server.running.addr;
     let started = Instant::now();
     let workers = (0..clients).map(|_| {
         let (http, next, bodies, url) = (server.http.clone(), next.clone(), bodies.clone(), url.clone());
         tokio::spawn(async move {
-            let mut ok = 0usize;
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= bodies.len() {
-                    return ok;
-                }
-                let r = http.post(&url).header("content-type", "application/json").body(bodies[i].clone()).send().await;
-                if let Ok(r) = r {
-                    if r.status().as_u16() == 200 && r.bytes().await.is_ok() {
-                        ok += 1;
-                    }
-                }
+            match client {
+                Client::Reqwest => reqwest_worker(&http, &url, &bodies, &next).await,
+                Client::Lean => lean_worker(addr, &bodies, &next).await.unwrap_or(0),
             }
         })
     });
     let accepted: usize = join_all(workers).await.into_iter().map(|r| r.unwrap_or(0)).sum();
     (accepted as f64 / started.elapsed().as_secs_f64(), accepted)
+}
+
+async fn reqwest_worker(http: &reqwest::Client, url: &str, bodies: &[String], next: &AtomicUsize) -> usize {
+    let mut ok = 0usize;
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= bodies.len() {
+            return ok;
+        }
+        let r = http.post(url).header("content-type", "application/json").body(bodies[i].clone()).send().await;
+        if let Ok(r) = r {
+            if r.status().as_u16() == 200 && r.bytes().await.is_ok() {
+                ok += 1;
+            }
+        }
+    }
+}
+
+/// Sends votes one after another on one keep-alive connection; counts the 200 answers.
+async fn lean_worker(addr: std::net::SocketAddr, bodies: &[String], next: &AtomicUsize) -> std::io::Result<usize> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (mut ok, mut buf, mut request) = (0usize, Vec::with_capacity(4096), Vec::with_capacity(1024));
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= bodies.len() {
+            return Ok(ok);
+        }
+        request.clear();
+        let body = bodies[i].as_bytes();
+        request.extend_from_slice(
+            format!(
+                "POST /submit-vote HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )
+            .as_bytes(),
+        );
+        request.extend_from_slice(body);
+        stream.write_all(&request).await?;
+        // Read one response: the head, then as many body bytes as Content-Length says.
+        buf.clear();
+        let (head_len, status, length) = loop {
+            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = std::str::from_utf8(&buf[..end]).map_err(std::io::Error::other)?;
+                let status: u16 = head.get(9..12).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other("bad status line"))?;
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")).map(|(_, v)| v.trim().to_owned())
+                    })
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .ok_or_else(|| std::io::Error::other("no content-length"))?;
+                break (end + 4, status, length);
+            }
+            if stream.read_buf(&mut buf).await? == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        };
+        while buf.len() < head_len + length {
+            if stream.read_buf(&mut buf).await? == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        if status == 200 {
+            ok += 1;
+        }
+    }
 }
 
 async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {
@@ -87,13 +159,21 @@ async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {
 }
 
 fn main() {
+    // RUST_LOG=agora_core=info shows where an evaluation spends its time.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let server = Server::start_with(|c| c.sweep_interval_ms = 50).await;
         let total = env_usize("BENCH_VOTES", 40_000);
         let clients = env_usize("BENCH_CLIENTS", 32);
-        let (rate, accepted) = votes_per_second(&server, total, clients).await;
-        println!("votes accepted per second (HTTP, builtin PQT, embedded store, {clients} clients): {rate:.0}/s ({accepted} of {total} accepted; target 5000/s)");
+        for client in [Client::Lean, Client::Reqwest] {
+            let (rate, accepted) = votes_per_second(&server, total, clients, client).await;
+            println!(
+                "votes accepted per second (HTTP, builtin PQT, embedded store, {clients} {client:?} clients): {rate:.0}/s ({accepted} of {total} accepted; target 5000/s)"
+            );
+        }
 
         let n = env_usize("BENCH_EVAL_VOTES", 1_000_000);
         let (took, in_report) = evaluate_million(&server, n).await;

@@ -37,9 +37,10 @@ impl Voting {
             return Err(rejected(VotingError::Forbidden, "You are not authorized to vote in this private task."));
         }
         if let Some(answer) = self.already_stored(&vote).await? {
-            // A retry after a failed evaluation request must be able to request it again.
+            // A retry after a failed evaluation request (or a failed count) must be able to
+            // request it again: counted exactly, from the stored votes.
             if answer.qualified {
-                self.trigger_if_ready(&task).await?;
+                self.trigger_if_ready(&task, None).await?;
             }
             return Ok(answer);
         }
@@ -57,7 +58,14 @@ impl Voting {
         tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
         self.ports.changes.task_changed(&task_id);
         if vote.qualified {
-            self.trigger_if_ready(&task).await?;
+            let counted = match self.repo.count_qualified_vote(&task_id).await {
+                Ok(n) => Some(u64::try_from(n).unwrap_or(0)),
+                Err(e) => {
+                    tracing::warn!(social_task_id = %task_id, error = %e, "qualified-vote counter not raised; counting the stored votes");
+                    None
+                }
+            };
+            self.trigger_if_ready(&task, counted).await?;
         }
         Ok(VoteAccepted { qualified: vote.qualified })
     }
@@ -107,24 +115,25 @@ impl Voting {
     }
 
     /// §1.3: when the trigger holds (counting the vote just stored), queue one evaluation.
-    async fn trigger_if_ready(&self, task: &SocialTaskCoreData) -> Result<(), VotingError> {
+    /// `counted` is the task's qualified-vote counter as this vote raised it; `None` counts the
+    /// stored votes instead (a retry, or a counter that could not be raised).
+    async fn trigger_if_ready(&self, task: &SocialTaskCoreData, counted: Option<u64>) -> Result<(), VotingError> {
         let id = &task.social_task_id;
-        let claim_key = format!("trigger:{id}");
-        if self.repo.has_claim(&claim_key).await? {
-            return Ok(());
-        }
-        let holds = if task.is_private() {
-            let voters: BTreeSet<&String> = task.org_ids.iter().collect();
-            let voters: Vec<String> = voters.into_iter().cloned().collect();
-            let n = voters.len() as u64;
-            n > 0 && self.repo.count_qualified(id, Some(&voters), n).await? >= n
-        } else if task.is_public() {
-            let n = task.trigger_count().max(1) as u64;
-            self.repo.count_qualified(id, None, n).await? >= n
-        } else {
-            false
+        let Some(needed) = trigger_threshold(task) else { return Ok(()) };
+        let holds = match counted {
+            Some(n) => n >= needed,
+            None => {
+                let voters =
+                    task.is_private().then(|| task.org_ids.iter().collect::<BTreeSet<_>>().into_iter().cloned().collect::<Vec<_>>());
+                self.repo.count_qualified(id, voters.as_deref(), needed).await? >= needed
+            }
         };
-        if !holds || self.repo.claim(&claim_key, self.ports.clock.now(), None).await? == Claim::Held {
+        let claim_key = format!("trigger:{id}");
+        // Reading the claim first spares votes arriving after the trigger a failed write each.
+        if !holds
+            || self.repo.has_claim(&claim_key).await?
+            || self.repo.claim(&claim_key, self.ports.clock.now(), None).await? == Claim::Held
+        {
             return Ok(());
         }
         if let Err(e) = self.ports.queue.request_evaluation(id).await {
@@ -134,5 +143,18 @@ impl Voting {
         }
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
         Ok(())
+    }
+}
+
+/// How many qualified votes make the trigger hold (§1.3): every distinct voter of a private task
+/// (only they can vote, once each), `duration` (default 5) of a public one; `None` never.
+fn trigger_threshold(task: &SocialTaskCoreData) -> Option<u64> {
+    if task.is_private() {
+        let voters = task.org_ids.iter().collect::<BTreeSet<_>>().len() as u64;
+        (voters > 0).then_some(voters)
+    } else if task.is_public() {
+        Some(task.trigger_count().max(1) as u64)
+    } else {
+        None
     }
 }
