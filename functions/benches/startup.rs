@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p agora-functions --bench startup` (env: STARTUP_RUNS, STARTUP_STORE=embedded|mongodb,
 //! STARTUP_BIN_DIR: measure the binaries `cargo lambda build` wrote, `<dir>/<function>/bootstrap`,
-//! instead of the ones this bench was built with).
+//! instead of the ones this bench was built with; those are built without the embedded store,
+//! so measure them with STARTUP_STORE=mongodb).
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;

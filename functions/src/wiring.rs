@@ -3,7 +3,7 @@
 //!
 //! | Variable | Meaning | Default |
 //! |---|---|---|
-//! | `AGORA_STORE` | `mongodb`, `dynamodb` or `embedded` (see `agora_runtime`) | `mongodb` |
+//! | `AGORA_STORE` | `mongodb`, `dynamodb`, or `embedded` in builds with the `embedded` feature (see `agora_runtime`) | `mongodb` |
 //! | `AGORA_EMBEDDED_PATH` | the SQLite file of the `embedded` store (local runs of the functions) | `/tmp/agora.sqlite` |
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log` | `eventbridge` |
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | required |

@@ -49,7 +49,13 @@ impl std::str::FromStr for StoreKind {
 /// override (a local server) the table is created when missing.
 pub async fn open_store(kind: StoreKind, embedded_path: PathBuf, namespace: Option<&str>) -> Result<Arc<dyn DocumentStore>, BoxError> {
     Ok(match kind {
+        #[cfg(feature = "embedded")]
         StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open(&embedded_path, VOTING_DB)?),
+        #[cfg(not(feature = "embedded"))]
+        StoreKind::Embedded => {
+            let _ = embedded_path;
+            return Err("this build has no embedded store (agora-runtime's `embedded` feature is off, as in the Lambda functions): use mongodb or dynamodb".into());
+        }
         StoreKind::MongoDb => {
             let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
             let database = namespace.unwrap_or(VOTING_DB.name);
