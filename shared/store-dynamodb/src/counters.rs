@@ -50,17 +50,7 @@ pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64,
         Ok(out) => number(out.attributes(), name),
         Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
             // Our own earlier attempt was applied: the value now (later increments included).
-            inner.stats.count_get();
-            let read = inner
-                .client
-                .get_item()
-                .table_name(&inner.table)
-                .key(PK, AttributeValue::S(pk))
-                .consistent_read(true)
-                .send()
-                .await
-                .map_err(|e| crate::error::backend("GetItem", e))?;
-            number(read.item(), name)
+            number(crate::store::consistent_get(inner, pk).await?.as_ref(), name)
         }
         Err(e) => Err(crate::error::backend("UpdateItem", e)),
     }

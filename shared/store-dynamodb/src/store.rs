@@ -161,6 +161,11 @@ pub(crate) async fn get_main(inner: &Inner, c: &Collection, id: &str) -> Result<
         // Longer than any key the store writes.
         return Ok(None);
     }
+    consistent_get(inner, pk).await?.map(|item| items::stored(c, item)).transpose()
+}
+
+/// The item keyed `pk`, read consistently.
+pub(crate) async fn consistent_get(inner: &Inner, pk: String) -> Result<Option<Item>, StoreError> {
     inner.stats.count_get();
     let out = inner
         .client
@@ -171,7 +176,7 @@ pub(crate) async fn get_main(inner: &Inner, c: &Collection, id: &str) -> Result<
         .send()
         .await
         .map_err(|e| crate::error::backend("GetItem", e))?;
-    out.item.map(|item| items::stored(c, item)).transpose()
+    Ok(out.item)
 }
 
 /// The text of the document keyed `id`, whole.
