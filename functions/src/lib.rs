@@ -2,6 +2,7 @@
 //! shared router (HTTP flows) and thin adapters from Lambda events to the core flows.
 
 pub mod evaluate;
+pub mod live;
 pub mod start;
 pub mod wiring;
 

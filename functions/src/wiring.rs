@@ -8,10 +8,14 @@
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log` | `eventbridge` |
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | required |
 //! | `AGORA_START_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot starts; without the first two, the sweep alone starts tasks | |
+//! | `AGORA_LIVE_QUEUE_URL` | the live stream's SQS queue; without it, changes of tasks are not pushed to live streams | |
+//! | `AGORA_LIVE_ENDPOINT` | the WebSocket API's `@connections` endpoint (`live-stream`, `live-push`) | required there |
 //! | hooks | see `agora_hooks::HooksConfig` | |
 
+use agora_core::live::LiveStreams;
 use agora_core::{Ports, Settings, StartScheduler, SweepOnly, SystemClock, Voting};
 use agora_runtime::{env, open_publisher, open_store, BoxError, PublisherKind, StoreKind};
+use aws_config::SdkConfig;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -23,11 +27,24 @@ pub fn init_tracing() {
 
 /// The voting service wired from the environment.
 pub async fn voting_from_env() -> Result<Arc<Voting>, BoxError> {
+    voting_with_sdk(&agora_aws::config::load().await).await
+}
+
+/// The live stream (`live-stream`, `live-push`) wired from the environment.
+pub async fn live_streams_from_env() -> Result<LiveStreams, BoxError> {
+    let sdk = agora_aws::config::load().await;
+    let voting = voting_with_sdk(&sdk).await?;
+    let gateway = agora_aws::ApiGatewayConnections::from_env(&sdk)?;
+    let queue = agora_aws::SqsLiveQueue::from_env(&sdk)?;
+    Ok(LiveStreams::new(voting, Arc::new(gateway), Arc::new(queue)))
+}
+
+/// The voting service wired from the environment, its AWS clients made from `sdk`.
+pub async fn voting_with_sdk(sdk: &SdkConfig) -> Result<Arc<Voting>, BoxError> {
     let store_kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
     let publisher_kind: PublisherKind = env("AGORA_PUBLISHER").as_deref().unwrap_or("eventbridge").parse()?;
     let embedded = PathBuf::from(env("AGORA_EMBEDDED_PATH").unwrap_or_else(|| "/tmp/agora.sqlite".into()));
-    let sdk = agora_aws::config::load().await;
-    let scheduler: Arc<dyn StartScheduler> = match agora_aws::OneShotScheduler::from_env(&sdk) {
+    let scheduler: Arc<dyn StartScheduler> = match agora_aws::OneShotScheduler::from_env(sdk) {
         Ok(s) => Arc::new(s),
         Err(e) => {
             tracing::info!(reason = %e, "no one-shot start schedules; the sweep starts tasks");
@@ -38,9 +55,12 @@ pub async fn voting_from_env() -> Result<Arc<Voting>, BoxError> {
         store: open_store(store_kind, embedded, None).await?,
         hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::from_env())?),
         publisher: open_publisher(publisher_kind).await?,
-        queue: Arc::new(agora_aws::SqsEvaluationQueue::from_env(&sdk)?),
+        queue: Arc::new(agora_aws::SqsEvaluationQueue::from_env(sdk)?),
         clock: Arc::new(SystemClock),
-        changes: Arc::new(agora_core::NoChangeListener),
+        changes: match agora_aws::SqsLiveQueue::optional_from_env(sdk) {
+            Some(queue) => Arc::new(queue),
+            None => Arc::new(agora_core::NoChangeListener),
+        },
         scheduler,
     };
     Ok(Arc::new(Voting::new(ports, Settings::default())))

@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod flows;
+pub mod live;
 pub mod messages;
 pub mod ports;
 pub mod repo;
@@ -15,8 +16,8 @@ pub use flows::evaluate::EvaluationOutcome;
 pub use flows::start::StartOutcome;
 pub use flows::vote::VoteAccepted;
 pub use ports::{
-    ChangeListener, Clock, EvaluationQueue, HookError, HookRunner, NoChangeListener, PublishError, Publisher, QueueError, ScheduleError,
-    StartScheduler, SweepOnly, SystemClock,
+    ChangeListener, Clock, ConnectionGateway, EvaluationQueue, GatewayError, HookError, HookRunner, LiveQueue, LiveQueueError,
+    NoChangeListener, PublishError, Publisher, QueueError, ScheduleError, StartScheduler, SweepOnly, SystemClock,
 };
 pub use service::{Ports, Settings, Voting};
 pub use storage::VOTING_DB;

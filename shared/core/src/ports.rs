@@ -97,18 +97,55 @@ impl Clock for SystemClock {
     }
 }
 
-/// Told when a task changes: a vote stored, a status changed (drives the live stream).
+/// Told when a task that streams live (`enable_live_streaming`) changes: a vote stored, its
+/// status changed. Drives the live stream's pushes (an in-process fan-out locally, a message on
+/// the live queue in AWS). A listener must not fail the flow: it logs what it could not do.
+#[async_trait]
 pub trait ChangeListener: Send + Sync + 'static {
-    fn task_changed(&self, social_task_id: &str);
+    async fn task_changed(&self, social_task_id: &str);
 }
 
 /// A listener that ignores changes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoChangeListener;
 
+#[async_trait]
 impl ChangeListener for NoChangeListener {
-    fn task_changed(&self, _social_task_id: &str) {}
+    async fn task_changed(&self, _social_task_id: &str) {}
 }
+
+/// Why a message could not be handed to a live-stream connection.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GatewayError {
+    /// The client has left (API Gateway answers 410 Gone): forget its subscription.
+    #[error("connection {0} is gone")]
+    Gone(String),
+    /// Anything else; the message is for the log.
+    #[error("connection {connection_id}: {reason}")]
+    Failed { connection_id: String, reason: String },
+}
+
+/// The connections of the live stream's WebSocket API, as a server that did not accept them
+/// sees them (API Gateway's `@connections` management API in AWS).
+#[async_trait]
+pub trait ConnectionGateway: Send + Sync + 'static {
+    /// Sends one text message to the client.
+    async fn send(&self, connection_id: &str, message: &str) -> Result<(), GatewayError>;
+    /// Closes the connection.
+    async fn close(&self, connection_id: &str) -> Result<(), GatewayError>;
+}
+
+/// Carries the live stream's work between invocations (an SQS queue in AWS): refreshes due
+/// later, and changes to push now.
+#[async_trait]
+pub trait LiveQueue: Send + Sync + 'static {
+    /// Delivers `message` once `after` has passed (rounded as the queue can).
+    async fn send_later(&self, message: &crate::live::LiveMessage, after: Duration) -> Result<(), LiveQueueError>;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("live-stream message could not be queued: {0}")]
+pub struct LiveQueueError(pub String);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("start of {social_task_id} could not be scheduled: {reason}")]

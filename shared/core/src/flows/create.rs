@@ -18,7 +18,6 @@ impl Voting {
             match self.repo.insert_bundle(&bundle).await {
                 Ok(()) => {
                     tracing::info!(social_task_id = %bundle.task.social_task_id, access = %bundle.task.social_task_access_type, "task created");
-                    self.ports.changes.task_changed(&bundle.task.social_task_id);
                     self.schedule_start(&bundle).await;
                     return Ok(bundle.task.social_task_id);
                 }

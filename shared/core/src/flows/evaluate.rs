@@ -104,7 +104,9 @@ impl Voting {
             return Ok(EvaluationOutcome::AlreadyComplete);
         }
         tracing::info!(social_task_id = %id, ?winners, votes = votes_len, read_ms, decode_ms, decide_ms, store_ms, "task complete");
-        self.ports.changes.task_changed(id);
+        if task.enable_live_streaming {
+            self.ports.changes.task_changed(id).await;
+        }
 
         let message = voting_result(id, &winners, &payload);
         let sends = winners.iter().map(|w| self.ports.publisher.publish(w, &message));

@@ -5,7 +5,7 @@ use crate::error::VotingError;
 use crate::messages::voting_invite;
 use crate::repo::Claim;
 use crate::service::Voting;
-use agora_schema::{status, HookInput};
+use agora_schema::{status, HookInput, SocialTaskCoreData};
 use futures::future::join_all;
 use serde_json::{Map, Value};
 
@@ -40,7 +40,7 @@ impl Voting {
     /// invitation per option, then move it `scheduled` → `started` with a conditional write.
     pub async fn start_task(&self, social_task_id: &str) -> Result<StartOutcome, VotingError> {
         let now = self.ports.clock.now();
-        if !self.is_due(social_task_id, now).await? {
+        if self.due_task(social_task_id, now).await?.is_none() {
             return Ok(StartOutcome::NotDue);
         }
         let claim_key = format!("start:{social_task_id}");
@@ -48,14 +48,16 @@ impl Voting {
             return Ok(StartOutcome::AlreadyHandled);
         }
         // Holding the claim, look again: a starter whose lease expired may have finished.
-        if !self.is_due(social_task_id, now).await? {
+        let Some(task) = self.due_task(social_task_id, now).await? else {
             return Ok(StartOutcome::AlreadyHandled);
-        }
+        };
         match self.invite(social_task_id).await {
             Ok(invitations) => {
                 if self.repo.change_status(social_task_id, status::SCHEDULED, status::STARTED).await? {
                     tracing::info!(social_task_id, invitations, "task started");
-                    self.ports.changes.task_changed(social_task_id);
+                    if task.enable_live_streaming {
+                        self.ports.changes.task_changed(social_task_id).await;
+                    }
                     Ok(StartOutcome::Started { invitations })
                 } else {
                     Ok(StartOutcome::AlreadyHandled)
@@ -69,12 +71,13 @@ impl Voting {
         }
     }
 
-    async fn is_due(&self, social_task_id: &str, now: chrono::DateTime<chrono::Utc>) -> Result<bool, VotingError> {
+    /// The task, if it is scheduled and its time has come.
+    async fn due_task(&self, social_task_id: &str, now: chrono::DateTime<chrono::Utc>) -> Result<Option<SocialTaskCoreData>, VotingError> {
         Ok(self
             .repo
             .task(social_task_id)
             .await?
-            .is_some_and(|t| t.status() == Some(status::SCHEDULED) && t.scheduled_time.is_some_and(|s| s <= now)))
+            .filter(|t| t.status() == Some(status::SCHEDULED) && t.scheduled_time.is_some_and(|s| s <= now)))
     }
 
     /// Runs the invitation creator and publishes the invitations. Err: why it failed.

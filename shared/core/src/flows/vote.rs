@@ -56,7 +56,9 @@ impl Voting {
             Err(e) => return Err(e.into()),
         }
         tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
-        self.ports.changes.task_changed(&task_id);
+        if task.enable_live_streaming {
+            self.ports.changes.task_changed(&task_id).await;
+        }
         if vote.qualified {
             let counted = match self.repo.count_qualified_vote(&task_id).await {
                 Ok(n) => Some(u64::try_from(n).unwrap_or(0)),
