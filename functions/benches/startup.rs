@@ -76,6 +76,8 @@ fn events() -> Vec<(&'static str, String, Value)> {
         env!("CARGO_BIN_EXE_queries"),
         env!("CARGO_BIN_EXE_start-tasks"),
         env!("CARGO_BIN_EXE_evaluate-task"),
+        env!("CARGO_BIN_EXE_live-stream"),
+        env!("CARGO_BIN_EXE_live-push"),
     ];
     let dir = std::env::var("STARTUP_BIN_DIR").ok();
     events_for()
@@ -96,6 +98,12 @@ fn events_for() -> Vec<(&'static str, Value)> {
         ("queries", apigw("GET", "/get-status/task_00000000", None)),
         ("start-tasks", json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}})),
         ("evaluate-task", json!({"Records": []})),
+        (
+            "live-stream",
+            json!({"requestContext": {"routeKey": "$connect", "eventType": "CONNECT", "connectionId": "bench=", "connectedAt": 0,
+                "requestTimeEpoch": 0, "identity": {"sourceIp": "127.0.0.1"}}, "isBase64Encoded": false}),
+        ),
+        ("live-push", json!({"Records": []})),
     ]
 }
 
@@ -125,6 +133,8 @@ async fn one_run(binary: &str, event: &Value, store: &str, dir: &std::path::Path
         .env("AGORA_EMBEDDED_PATH", dir.join("bench.sqlite"))
         .env("AGORA_PUBLISHER", "log")
         .env("AGORA_EVALUATION_QUEUE_URL", "http://127.0.0.1:9/queue/evaluations")
+        .env("AGORA_LIVE_QUEUE_URL", "http://127.0.0.1:9/queue/live")
+        .env("AGORA_LIVE_ENDPOINT", "http://127.0.0.1:9/live")
         .env("AWS_REGION", "us-east-1")
         .env("AWS_ACCESS_KEY_ID", "bench")
         .env("AWS_SECRET_ACCESS_KEY", "bench")
