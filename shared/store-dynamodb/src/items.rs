@@ -2,9 +2,9 @@
 //! version and insertion order, the partition keys of the GSIs it appears in), its unique
 //! markers, and back from items to documents.
 
-use crate::document::{scalar_of, TopLevel};
 use crate::parts;
 use crate::table::{self, Collection, ALL_ATTR, DOC, MARKERS, MAX_KEY_BYTES, OWNER, PART_COUNT, PART_GEN, PK, SEQ, VER, WRITE_TOKEN};
+use agora_store::document::{scalar_of, TopLevel};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;

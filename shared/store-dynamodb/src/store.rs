@@ -1,13 +1,14 @@
 //! [`DynamoStore`]: the [`DocumentStore`] on one DynamoDB table.
 
 use crate::config::DynamoConfig;
-use crate::document::{check_set, key_of, merge, raw, top_level, TopLevel};
+use crate::document::raw;
 use crate::items::{self, Body, Item, Prepared, Stored};
 use crate::parts;
 use crate::query::{self, AccessPath, Plan};
 use crate::table::{Collection, Layout, MAX_KEY_BYTES, PK};
 use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS};
 use agora_filter::Filter;
+use agora_store::document::{check_set, key_of, merge, top_level, TopLevel};
 use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;

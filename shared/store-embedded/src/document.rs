@@ -1,63 +1,10 @@
-//! Documents as JSON text: reading their top level without parsing nested values, merging a
-//! `$set` into them in field order, and handing stored text back as [`RawValue`].
+//! Documents in SQLite: the values of the field columns, the stored form of the text (large
+//! documents compressed), and stored text handed back as [`RawValue`]. The text itself is read
+//! and merged with [`agora_store::document`].
 
-use indexmap::IndexMap;
+use agora_store::document::TopLevel;
 use rusqlite::types::Value as SqlValue;
 use serde_json::value::RawValue;
-
-/// A document's top-level fields in their written order, each value borrowed as raw JSON text.
-pub(crate) type TopLevel<'a> = IndexMap<String, &'a RawValue>;
-
-/// Reads the top level of `text`, which must be a JSON object. The `Err` is the reason.
-pub(crate) fn top_level(text: &str) -> Result<TopLevel<'_>, String> {
-    if !text.trim_start().starts_with('{') {
-        return Err("not a JSON object".to_string());
-    }
-    serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))
-}
-
-/// The string value of the key field `key`.
-pub(crate) fn key_of(fields: &TopLevel<'_>, key: &str) -> Result<String, String> {
-    let raw = fields.get(key).ok_or_else(|| format!("missing key field {key}"))?;
-    serde_json::from_str::<String>(raw.get()).map_err(|_| format!("key field {key} is not a string"))
-}
-
-/// Checks a `$set` for `collection`'s document keyed `id`: it may name the key field only with
-/// the value it already has.
-pub(crate) fn check_set(set: &TopLevel<'_>, key: &str, id: &str) -> Result<(), String> {
-    match set.get(key) {
-        None => Ok(()),
-        Some(raw) => match serde_json::from_str::<String>(raw.get()) {
-            Ok(v) if v == id => Ok(()),
-            _ => Err(format!("the key field {key} cannot be changed")),
-        },
-    }
-}
-
-/// The top level of `doc` with the fields of `set` set: existing fields keep their place, new
-/// ones are appended. Nested values are borrowed as text, never parsed into values.
-pub(crate) fn merge_fields<'a>(doc: &'a str, set: &TopLevel<'a>) -> Result<TopLevel<'a>, String> {
-    let mut fields = top_level(doc)?;
-    for (name, value) in set {
-        fields.insert(name.clone(), *value);
-    }
-    Ok(fields)
-}
-
-/// A document's text from its top-level fields.
-pub(crate) fn to_text(fields: &TopLevel<'_>) -> Result<String, String> {
-    // Sized up front: a report of a million votes would otherwise be copied at every doubling.
-    let size = fields.iter().map(|(name, value)| name.len() + value.get().len() + 8).sum::<usize>() + 2;
-    let mut out = Vec::with_capacity(size);
-    serde_json::to_writer(&mut out, fields).map_err(|e| e.to_string())?;
-    String::from_utf8(out).map_err(|e| e.to_string())
-}
-
-/// `doc` with the fields of `set` set (see [`merge_fields`]).
-#[cfg(test)]
-pub(crate) fn merge(doc: &str, set: &TopLevel<'_>) -> Result<String, String> {
-    to_text(&merge_fields(doc, set)?)
-}
 
 /// What the column of an indexed field holds for a document whose top level is `fields`:
 /// strings as TEXT, integers as INTEGER, other numbers as REAL, `true`/`false` as the BLOBs
@@ -113,8 +60,8 @@ pub(crate) fn text_of(value: rusqlite::types::ValueRef<'_>) -> Result<std::borro
 /// Stored text, handed back without parsing it again.
 ///
 /// The store only writes text that came out of a [`RawValue`] (a validated JSON value) or out of
-/// [`merge`] (serde_json's own output), so the text is valid JSON; re-validating a million
-/// documents on every `find` would cost as much as the read itself.
+/// [`agora_store::document::to_text`] (serde_json's own output), so the text is valid JSON;
+/// re-validating a million documents on every `find` would cost as much as the read itself.
 pub(crate) fn trusted_raw(text: String) -> Box<RawValue> {
     debug_assert!(serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok());
     let text: Box<str> = text.into_boxed_str();
@@ -127,31 +74,7 @@ pub(crate) fn trusted_raw(text: String) -> Box<RawValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn top_level_borrows_nested_values() {
-        let doc = r#"{"a": 1, "b": {"x": [1, 2]}, "c": "s"}"#;
-        let fields = top_level(doc).expect("object");
-        assert_eq!(fields.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
-        assert_eq!(fields["b"].get(), r#"{"x": [1, 2]}"#);
-        assert!(top_level("[1]").is_err());
-        assert!(top_level("\"s\"").is_err());
-    }
-
-    #[test]
-    fn keys_must_be_strings() {
-        let fields = top_level(r#"{"id": "k", "n": 1}"#).expect("object");
-        assert_eq!(key_of(&fields, "id").as_deref(), Ok("k"));
-        assert!(key_of(&fields, "n").is_err());
-        assert!(key_of(&fields, "missing").is_err());
-    }
-
-    #[test]
-    fn merge_keeps_order_and_appends() {
-        let set = top_level(r#"{"c": [3], "a": {"deep": true}, "d": null}"#).expect("object");
-        let merged = merge(r#"{"a":1,"b":2,"c":3}"#, &set).expect("merge");
-        assert_eq!(merged, r#"{"a":{"deep": true},"b":2,"c":[3],"d":null}"#);
-    }
+    use agora_store::document::top_level;
 
     #[test]
     fn column_values_keep_json_types_apart() {
@@ -181,14 +104,6 @@ mod tests {
         assert_eq!(text_of(ValueRef::Text(small.as_bytes())).expect("text"), small);
         assert!(text_of(ValueRef::Blob(b"\x05\0\0\0xx")).is_err());
         assert!(text_of(ValueRef::Integer(1)).is_err());
-    }
-
-    #[test]
-    fn key_may_be_set_to_itself_only() {
-        let same = top_level(r#"{"id": "k"}"#).expect("object");
-        let other = top_level(r#"{"id": "j"}"#).expect("object");
-        assert!(check_set(&same, "id", "k").is_ok());
-        assert!(check_set(&other, "id", "k").is_err());
     }
 
     #[test]

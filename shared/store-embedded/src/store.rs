@@ -14,12 +14,13 @@
 //!   document that matched when the read began and was left alone meanwhile, each once.
 
 use crate::connection::{self, Readers};
-use crate::document::{check_set, column_value, key_of, merge_fields, stored_form, text_of, to_text, top_level, trusted_raw, TopLevel};
+use crate::document::{column_value, stored_form, text_of, trusted_raw};
 use crate::error::{backend, invalid, write_error};
 use crate::schema::{quote_ident, FieldColumn, Table, KEY_COLUMN};
 use crate::sql::Query;
 use crate::writer::Writer;
 use agora_filter::Filter;
+use agora_store::document::{check_set, key_of, merge_fields, to_text, top_level, TopLevel};
 use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use rusqlite::types::Value as SqlValue;

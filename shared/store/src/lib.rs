@@ -5,6 +5,8 @@
 //! Documents cross this boundary as JSON text ([`Json`]), exactly as the entity's `to_dict()`
 //! wrote it, so that reading a million votes costs one parse into typed entities, not two.
 
+pub mod document;
+
 use agora_filter::Filter;
 use async_trait::async_trait;
 use serde_json::value::RawValue;
