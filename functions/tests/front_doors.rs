@@ -1,6 +1,8 @@
 //! One router, two front doors: the same requests through the local server's HTTP listener and
 //! through each Lambda function's API Gateway adapter (`lambda_http`, the code path the
-//! deployed functions run) get the same status, content type and body.
+//! deployed functions run) get the same status, content type and body. The live stream too:
+//! the local server's WebSocket and the `live-stream` function (API Gateway WebSocket) send a
+//! client the same first message for the same request.
 
 use agora_api::{flow_router, Flow};
 use agora_e2e::{example_request, vote_body, Server};
@@ -137,4 +139,77 @@ async fn both_front_doors_answer_alike() {
     let (a, b) = (via_local(&server, "GET", &path, None).await, via_lambda(&server, "GET", &path, None).await);
     assert_eq!(a.body, b.body);
     assert_eq!(a.body["votes"].as_array().map(Vec::len), Some(2));
+}
+
+/// The live queue, for the live-stream comparison: what `live-stream` queues is not compared.
+struct NoLiveQueue;
+
+#[async_trait::async_trait]
+impl agora_core::LiveQueue for NoLiveQueue {
+    async fn send_later(&self, _: &agora_core::live::LiveMessage, _: Duration) -> Result<(), agora_core::LiveQueueError> {
+        Ok(())
+    }
+}
+
+/// The local server's answer to a live-stream request: its first message, and whether the
+/// stream then closed (within a short wait).
+async fn live_via_local(server: &Server, request: &str) -> (Value, bool) {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{}/live-stream", server.running.addr)).await.expect("connects");
+    socket.send(Message::Text(request.into())).await.expect("send");
+    let first = loop {
+        match tokio::time::timeout(Duration::from_secs(5), socket.next()).await.expect("a first message in time") {
+            Some(Ok(Message::Text(t))) => break serde_json::from_str::<Value>(t.as_str()).expect("JSON"),
+            Some(Ok(Message::Close(_))) | None => panic!("closed without a message"),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("websocket error: {e}"),
+        }
+    };
+    let closed = tokio::time::timeout(Duration::from_millis(300), socket.next())
+        .await
+        .is_ok_and(|m| matches!(m, Some(Ok(Message::Close(_))) | None));
+    (first, closed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn both_live_stream_front_doors_answer_alike() {
+    let server = Server::start().await;
+    let live = server.create(&example_request()).await;
+    let mut quiet = example_request();
+    quiet["social_task"]["enable_live_streaming"] = json!(false);
+    let quiet = server.create(&quiet).await;
+    server.wait_for_status(&live, "started", Duration::from_secs(10)).await;
+    server.post("/submit-vote", &vote_body(&live, "agent-reviewer-01", json!({"selected_option": "agent-translator-01"}))).await;
+
+    let connections = agora_e2e::StubServer::json(|_| (200, json!({}))).await;
+    let sdk = agora_aws::config::load_with_endpoint(Some(&connections.url)).await;
+    let gateway = agora_aws::ApiGatewayConnections::new(&sdk, &connections.url);
+    let streams =
+        agora_core::live::LiveStreams::new(server.running.voting.clone(), std::sync::Arc::new(gateway), std::sync::Arc::new(NoLiveQueue));
+
+    let samples = [
+        "not json".to_owned(),
+        json!({"social_task_id": live}).to_string(),
+        json!({"social_task_id": live, "refresh_interval": "5"}).to_string(),
+        json!({"social_task_id": quiet, "refresh_interval": 5}).to_string(),
+        json!({"social_task_id": "task_00000000", "refresh_interval": 5}).to_string(),
+        json!({"social_task_id": live, "refresh_interval": 30}).to_string(),
+    ];
+    for (n, request) in samples.iter().enumerate() {
+        let connection = format!("conn{n}=");
+        let event = serde_json::from_value(json!({
+            "requestContext": {"routeKey": "$default", "eventType": "MESSAGE", "connectionId": connection, "connectedAt": 0,
+                "requestTimeEpoch": 0, "identity": {"sourceIp": "127.0.0.1"}},
+            "body": request, "isBase64Encoded": false
+        }))
+        .expect("WebSocket event");
+        assert_eq!(agora_functions::live::handle_websocket(&streams, event).await.status_code, 200);
+        let calls: Vec<_> = connections.received(&format!("/@connections/conn{n}")).into_iter().collect();
+        let posted: Value = serde_json::from_slice(&calls.iter().find(|c| c.method == "POST").expect("a message").body).expect("JSON");
+        let closed = calls.iter().any(|c| c.method == "DELETE");
+
+        let local = live_via_local(&server, request).await;
+        assert_eq!(local, (posted, closed), "{request}");
+    }
 }
