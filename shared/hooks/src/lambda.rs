@@ -9,7 +9,6 @@
 use crate::config::HooksConfig;
 use crate::truncate;
 use agora_core::HookError;
-use aws_sdk_lambda::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_lambda::error::{DisplayErrorContext, SdkError};
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::InvocationType;
@@ -43,22 +42,8 @@ impl LambdaInvoker {
         self.inner
             .client
             .get_or_init(|| async {
-                use aws_smithy_http_client::tls;
-                let http = aws_smithy_http_client::Builder::new()
-                    .tls_provider(tls::Provider::Rustls(tls::rustls_provider::CryptoMode::Ring))
-                    .build_https();
-                let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(http);
-                let region = self.inner.region.clone().or_else(|| self.inner.endpoint_url.as_ref().map(|_| "us-east-1".to_owned()));
-                if let Some(region) = region {
-                    loader = loader.region(Region::new(region));
-                }
-                if let Some(url) = &self.inner.endpoint_url {
-                    loader = loader.endpoint_url(url);
-                    if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() {
-                        loader = loader.credentials_provider(Credentials::new("local", "local", None, None, "agora-local-endpoint"));
-                    }
-                }
-                aws_sdk_lambda::Client::new(&loader.load().await)
+                let sdk = agora_aws_config::load(self.inner.endpoint_url.as_deref(), self.inner.region.as_deref()).await;
+                aws_sdk_lambda::Client::new(&sdk)
             })
             .await
     }

@@ -2,8 +2,6 @@
 //! as moto or DynamoDB Local) and the region; credentials come from the standard AWS chain.
 
 use agora_store::StoreError;
-use aws_config::BehaviorVersion;
-use aws_sdk_dynamodb::config::{Credentials, Region};
 
 /// Environment variable naming the table ([`DEFAULT_TABLE`] when unset).
 pub const TABLE_ENV: &str = "AGORA_DYNAMODB_TABLE";
@@ -11,8 +9,6 @@ pub const TABLE_ENV: &str = "AGORA_DYNAMODB_TABLE";
 pub const ENDPOINT_ENV: &str = "AGORA_DYNAMODB_ENDPOINT";
 /// The table's name when [`TABLE_ENV`] is unset.
 pub const DEFAULT_TABLE: &str = "agora";
-/// The region used against a local endpoint when the environment names none.
-const LOCAL_REGION: &str = "us-east-1";
 
 /// How to reach the store's table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,32 +40,14 @@ impl DynamoConfig {
         }
     }
 
-    /// Builds a DynamoDB client: HTTPS through rustls (ring), region and credentials from the
-    /// standard AWS chain. With an endpoint and no `AWS_ACCESS_KEY_ID` in the environment, fixed
-    /// local credentials (local servers accept any).
+    /// Builds a DynamoDB client from [`agora_aws_config::load`]: HTTPS through rustls (ring),
+    /// region and credentials from the standard AWS chain; with an endpoint, fixed local
+    /// credentials when the environment has none (local servers accept any).
     pub(crate) async fn client(&self) -> Result<aws_sdk_dynamodb::Client, StoreError> {
-        use aws_smithy_http_client::tls;
-        let http = aws_smithy_http_client::Builder::new()
-            .tls_provider(tls::Provider::Rustls(tls::rustls_provider::CryptoMode::Ring))
-            .build_https();
-        let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(http);
-        if let Some(region) = &self.region {
-            loader = loader.region(Region::new(region.clone()));
-        }
-        if let Some(url) = &self.endpoint {
-            loader = loader.endpoint_url(url);
-            if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() {
-                loader = loader.credentials_provider(Credentials::new("local", "local", None, None, "agora-local-endpoint"));
-            }
-        }
-        let shared = loader.load().await;
-        let mut config = aws_sdk_dynamodb::config::Builder::from(&shared);
+        let shared = agora_aws_config::load(self.endpoint.as_deref(), self.region.as_deref()).await;
         if shared.region().is_none() {
-            if self.endpoint.is_none() {
-                return Err(StoreError::Backend("no AWS region configured for DynamoDB (set AWS_REGION)".to_string()));
-            }
-            config = config.region(Region::new(LOCAL_REGION));
+            return Err(StoreError::Backend("no AWS region configured for DynamoDB (set AWS_REGION)".to_string()));
         }
-        Ok(aws_sdk_dynamodb::Client::from_conf(config.build()))
+        Ok(aws_sdk_dynamodb::Client::new(&shared))
     }
 }
