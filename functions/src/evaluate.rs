@@ -3,7 +3,7 @@
 //! that record alone (and dead-letters it after the queue's maxReceiveCount), never the others.
 
 use agora_core::{EvaluationOutcome, Voting};
-use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use futures::future::join_all;
 
 /// What to do with one record.
@@ -44,14 +44,12 @@ pub async fn evaluate_record(voting: &Voting, record: &SqsMessage) -> RecordResu
 /// Handles a batch: every record at once, failures reported per record.
 pub async fn handle_batch(voting: &Voting, event: SqsEvent) -> SqsBatchResponse {
     let results = join_all(event.records.iter().map(|r| evaluate_record(voting, r))).await;
-    let mut response = SqsBatchResponse::default();
-    for (record, result) in event.records.iter().zip(results) {
-        if let RecordResult::Retry(reason) = result {
+    let failed = event.records.iter().zip(results).filter_map(|(record, result)| match result {
+        RecordResult::Retry(reason) => {
             tracing::warn!(message_id = ?record.message_id, %reason, "evaluation request will be redelivered");
-            let mut failure = BatchItemFailure::default();
-            failure.item_identifier = record.message_id.clone().unwrap_or_default();
-            response.batch_item_failures.push(failure);
+            Some(record.message_id.clone().unwrap_or_default())
         }
-    }
-    response
+        RecordResult::Done => None,
+    });
+    crate::batch_response(failed)
 }

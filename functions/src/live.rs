@@ -5,7 +5,7 @@
 
 use agora_core::live::{LiveMessage, LiveStreams, Refreshed};
 use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
-use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::join_all;
 use std::collections::HashMap;
 
@@ -77,14 +77,5 @@ pub async fn handle_batch(streams: &LiveStreams, event: SqsEvent) -> SqsBatchRes
             }
         }
     }
-    let mut response = SqsBatchResponse::default();
-    response.batch_item_failures = failed
-        .into_iter()
-        .map(|id| {
-            let mut failure = BatchItemFailure::default();
-            failure.item_identifier = id;
-            failure
-        })
-        .collect();
-    response
+    crate::batch_response(failed)
 }

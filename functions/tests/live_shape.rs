@@ -131,39 +131,53 @@ async fn subscription(voting: &Voting, connection_id: &str) -> Option<Subscripti
     doc.map(|d| serde_json::from_str(d.get()).expect("subscription"))
 }
 
+/// The stack: the live and evaluation queues on moto, a fresh database on the MongoDB-protocol
+/// server, the `@connections` endpoint, and the live stream over them.
+struct Stack {
+    voting: Arc<Voting>,
+    streams: LiveStreams,
+    live: LiveQueue,
+    connections: Connections,
+}
+
+impl Stack {
+    async fn start() -> Stack {
+        let mongo_uri = required_env("MONGODB_URI");
+        required_env("AGORA_AWS_ENDPOINT");
+        let suffix = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
+        let sdk = agora_aws::config::load().await;
+        let sqs = aws_sdk_sqs::Client::new(&sdk);
+        let create_queue = |name: String| {
+            let sqs = sqs.clone();
+            async move { sqs.create_queue().queue_name(name).send().await.expect("queue").queue_url.expect("url") }
+        };
+        let evaluations_url = create_queue(format!("evaluations-{suffix}")).await;
+        let live = LiveQueue { sqs: sqs.clone(), url: create_queue(format!("live-{suffix}")).await };
+        let connections = Connections::start().await;
+
+        let store = agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}"))
+            .await
+            .expect("mongodb");
+        let live_queue = agora_aws::SqsLiveQueue::new(sqs.clone(), &live.url);
+        let ports = Ports {
+            store: Arc::new(store),
+            hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks")),
+            publisher: Arc::new(agora_runtime::LogPublisher),
+            queue: Arc::new(agora_aws::SqsEvaluationQueue::new(sqs.clone(), &evaluations_url)),
+            clock: Arc::new(SystemClock),
+            changes: Arc::new(live_queue.clone()),
+            scheduler: Arc::new(agora_core::SweepOnly),
+        };
+        let voting = Arc::new(Voting::new(ports, Settings::default()));
+        let gateway = agora_aws::ApiGatewayConnections::new(&sdk, &connections.server.url);
+        let streams = LiveStreams::new(voting.clone(), Arc::new(gateway), Arc::new(live_queue));
+        Stack { voting, streams, live, connections }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
-    let mongo_uri = required_env("MONGODB_URI");
-    required_env("AGORA_AWS_ENDPOINT");
-    let suffix = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
-    let sdk = agora_aws::config::load().await;
-    let sqs = aws_sdk_sqs::Client::new(&sdk);
-    let create_queue = |name: String| {
-        let sqs = sqs.clone();
-        async move { sqs.create_queue().queue_name(name).send().await.expect("queue").queue_url.expect("url") }
-    };
-    let evaluations_url = create_queue(format!("evaluations-{suffix}")).await;
-    let live = LiveQueue { sqs: sqs.clone(), url: create_queue(format!("live-{suffix}")).await };
-    let connections = Connections::start().await;
-
-    let store =
-        agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}")).await.expect("mongodb");
-    let live_queue = agora_aws::SqsLiveQueue::new(sqs.clone(), &live.url);
-    let ports = Ports {
-        store: Arc::new(store),
-        hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks")),
-        publisher: Arc::new(agora_runtime::LogPublisher),
-        queue: Arc::new(agora_aws::SqsEvaluationQueue::new(sqs.clone(), &evaluations_url)),
-        clock: Arc::new(SystemClock),
-        changes: Arc::new(live_queue.clone()),
-        scheduler: Arc::new(agora_core::SweepOnly),
-    };
-    let voting = Arc::new(Voting::new(ports, Settings::default()));
-    let streams = LiveStreams::new(
-        voting.clone(),
-        Arc::new(agora_aws::ApiGatewayConnections::new(&sdk, &connections.server.url)),
-        Arc::new(live_queue),
-    );
+    let Stack { voting, streams, live, connections } = Stack::start().await;
 
     // Two started tasks: one streams live, one does not.
     let id = voting.create_task(&example_request()).await.expect("create");
@@ -294,4 +308,53 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
     assert_eq!(connections.posted("D4=").len(), 1);
     assert!(connections.closed("D4="));
     assert!(subscription(&voting, "D4=").await.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_second_request_replaces_the_first_and_a_refused_one_ends_it() {
+    let Stack { voting, streams, live, connections } = Stack::start().await;
+    let id = voting.create_task(&example_request()).await.expect("create");
+    voting.start_task(&id).await.expect("start");
+    let started = live.receive(1).await;
+    assert_eq!(bodies(&started), vec![json!({"changed": {"social_task_id": id}})]);
+    live.delete(&started).await;
+    let ok = |r: aws_lambda_events::event::apigw::ApiGatewayProxyResponse| assert_eq!(r.status_code, 200);
+
+    // Two requests on one connection: two first updates, and two refresh chains queued, of
+    // which only the second request's goes on.
+    let request = json!({"social_task_id": id, "refresh_interval": 1}).to_string();
+    for _ in 0..2 {
+        ok(handle_websocket(&streams, ws_event("$default", "E5=", Some(&request))).await);
+    }
+    assert_eq!(connections.posted("E5=").len(), 2);
+    let token = subscription(&voting, "E5=").await.expect("subscription").token;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let mut due = Vec::new();
+    while due.len() < 2 {
+        let got = live.receive(2).await;
+        assert!(!got.is_empty(), "two refreshes are due: {:?}", bodies(&due));
+        due.extend(got);
+    }
+    let refreshes = bodies(&due).into_iter().filter(|b| b["refresh"]["connection_id"] == "E5=").count();
+    assert_eq!(refreshes, 2, "{:?}", bodies(&due));
+    assert!(handle_batch(&streams, sqs_event(&due)).await.batch_item_failures.is_empty());
+    live.delete(&due).await;
+    assert_eq!(connections.posted("E5=").len(), 3, "the first request's refresh is stale: one update sent");
+    let sub = subscription(&voting, "E5=").await.expect("subscription");
+    assert_eq!((sub.token.as_str(), sub.seq), (token.as_str(), 1));
+
+    // A refused request ends the stream: error, close, subscription gone; its chain stops.
+    ok(handle_websocket(&streams, ws_event("$default", "E5=", Some("not json"))).await);
+    assert_eq!(
+        connections.posted("E5=").last(),
+        Some(&json!({"error": "Invalid request format. Must be JSON with 'social_task_id' and 'refresh_interval'"}))
+    );
+    assert!(connections.closed("E5="));
+    assert!(subscription(&voting, "E5=").await.is_none());
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let next = live.receive(2).await;
+    assert_eq!(bodies(&next).iter().filter(|b| b["refresh"]["token"] == json!(token)).count(), 1, "{:?}", bodies(&next));
+    let posts = connections.posted("E5=").len();
+    assert!(handle_batch(&streams, sqs_event(&next)).await.batch_item_failures.is_empty());
+    assert_eq!(connections.posted("E5=").len(), posts, "nothing sent after the refusal");
 }

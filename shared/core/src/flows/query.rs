@@ -53,11 +53,19 @@ impl Voting {
 
     /// `GET /get-full-task-bundle/{id}`: the three documents and every vote.
     pub async fn get_full_task_bundle(&self, id: &str) -> Result<Json, VotingError> {
-        Ok(self.full_task_bundle_and_status(id).await?.0)
+        let task = self.task_doc(id).await?;
+        self.bundle_of(id, &task).await
     }
 
     /// The full task bundle, and the task's status as it was in that bundle.
     pub(crate) async fn full_task_bundle_and_status(&self, id: &str) -> Result<(Json, Option<String>), VotingError> {
+        let task = self.task_doc(id).await?;
+        let status = serde_json::from_str::<TaskHead>(task.get())?.status;
+        Ok((self.bundle_of(id, &task).await?, status))
+    }
+
+    /// The bundle of the task whose document is `task`.
+    async fn bundle_of(&self, id: &str, task: &RawValue) -> Result<Json, VotingError> {
         #[derive(Serialize)]
         struct Bundle<'a> {
             task: &'a RawValue,
@@ -65,19 +73,11 @@ impl Voting {
             evaluation_input: Option<&'a RawValue>,
             votes: &'a [Json],
         }
-        let task = self.task_doc(id).await?;
-        let status = serde_json::from_str::<TaskHead>(task.get())?.status;
         let store = self.repo.store();
         let subject_spec = store.get(SUBJECT_SPECS, id).await?;
         let evaluation_input = store.get(EVALUATION_INPUTS, id).await?;
         let votes = self.repo.all_votes_raw(id).await?;
-        let bundle = to_json(&Bundle {
-            task: &task,
-            subject_spec: subject_spec.as_deref(),
-            evaluation_input: evaluation_input.as_deref(),
-            votes: &votes,
-        });
-        Ok((bundle, status))
+        Ok(to_json(&Bundle { task, subject_spec: subject_spec.as_deref(), evaluation_input: evaluation_input.as_deref(), votes: &votes }))
     }
 
     /// `POST /generic-query/{collection}`: the documents of one of the four collections that
