@@ -1,0 +1,60 @@
+//! The delegate system (orcade-1-3-5.md §5): how a service hands a task to a subject and waits
+//! for its answer. `POST {DELEGATE_API_URL}/api/submit-and-wait` with
+//! `{"subject_id", "session_id", "task_id", "task_data"}`; the reply
+//! `{"success": true, "ack": {...}, "output": {...}}` on success, a 502 or `success: false` on
+//! failure. Every call has a time limit (`AGORA_DELEGATE_TIMEOUT_MS`, default 30 s).
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+use std::time::Duration;
+
+/// One call's body.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DelegateRequest<'a> {
+    pub subject_id: &'a str,
+    pub session_id: &'a str,
+    pub task_id: &'a str,
+    pub task_data: &'a Value,
+}
+
+/// Why a call brought no successful reply. Each keeps what the caller stores or logs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DelegateError {
+    /// No delegate system is configured (`DELEGATE_API_URL` unset).
+    #[error("the delegate system is not configured: DELEGATE_API_URL is not set")]
+    NotConfigured,
+    /// No reply within the time limit.
+    #[error("the delegate system did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The delegate system could not be reached (connection refused, DNS, TLS).
+    #[error("the delegate system is unreachable: {0}")]
+    Unreachable(String),
+    /// It answered, and refused: a non-2xx status, or `success` not `true`. `reply` is the body
+    /// as received (JSON when it was JSON, else a string).
+    #[error("the delegate system refused the task (HTTP {status}): {reply}")]
+    Refused { status: u16, reply: Value },
+    /// It answered 2xx with a body that is not the reply of §5 (not JSON, not an object, no
+    /// `success`).
+    #[error("the delegate system's reply is malformed: {0}")]
+    Malformed(String),
+}
+
+impl DelegateError {
+    /// Whether the same call may succeed later (a timeout, an unreachable system, a 5xx or 429).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            DelegateError::Timeout(_) | DelegateError::Unreachable(_) => true,
+            DelegateError::Refused { status, .. } => *status >= 500 || *status == 429,
+            DelegateError::NotConfigured | DelegateError::Malformed(_) => false,
+        }
+    }
+}
+
+/// Hands tasks to subjects.
+#[async_trait]
+pub trait Delegate: Send + Sync + 'static {
+    /// Submits `request` and waits for the subject's answer: the raw reply, verbatim, when it
+    /// says `success: true`.
+    async fn submit_and_wait(&self, request: &DelegateRequest<'_>) -> Result<Value, DelegateError>;
+}

@@ -1,0 +1,163 @@
+//! In-memory ports for flow tests: a clock that moves when told, and a publisher, queue,
+//! schedules and delegate that record what they were given.
+
+use crate::{
+    Clock, Delegate, DelegateError, DelegateRequest, OneShotSchedules, PublishError, Publisher, QueueError, ScheduleError, WorkQueue,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A clock that stands still until [`ManualClock::set`] or [`ManualClock::advance`].
+#[derive(Debug)]
+pub struct ManualClock(Mutex<DateTime<Utc>>);
+
+impl ManualClock {
+    pub fn new(now: DateTime<Utc>) -> Self {
+        Self(Mutex::new(agora_schema::time::truncate_micros(now)))
+    }
+    pub fn set(&self, now: DateTime<Utc>) {
+        *self.0.lock().expect("clock lock") = agora_schema::time::truncate_micros(now);
+    }
+    pub fn advance(&self, by: chrono::Duration) {
+        let mut now = self.0.lock().expect("clock lock");
+        *now += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.0.lock().expect("clock lock")
+    }
+}
+
+/// Records every message published, in order.
+#[derive(Debug, Default)]
+pub struct RecordingPublisher(Mutex<Vec<(String, Value)>>);
+
+impl RecordingPublisher {
+    /// The messages so far, as `(address, message)`.
+    pub fn messages(&self) -> Vec<(String, Value)> {
+        self.0.lock().expect("publisher lock").clone()
+    }
+    /// The messages sent to `address`.
+    pub fn to(&self, address: &str) -> Vec<Value> {
+        self.messages().into_iter().filter(|(a, _)| a == address).map(|(_, m)| m).collect()
+    }
+}
+
+#[async_trait]
+impl Publisher for RecordingPublisher {
+    async fn publish(&self, address: &str, message: &Value) -> Result<(), PublishError> {
+        self.0.lock().expect("publisher lock").push((address.to_owned(), message.clone()));
+        Ok(())
+    }
+}
+
+/// One piece of work a [`RecordingQueue`] was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub key: String,
+    pub body: String,
+    pub delay: Duration,
+}
+
+/// Records the work sent, and hands it back with [`RecordingQueue::take`].
+#[derive(Debug, Default)]
+pub struct RecordingQueue(Mutex<Vec<Sent>>);
+
+impl RecordingQueue {
+    /// The work sent since the last `take`, oldest first.
+    pub fn take(&self) -> Vec<Sent> {
+        std::mem::take(&mut *self.0.lock().expect("queue lock"))
+    }
+}
+
+#[async_trait]
+impl WorkQueue for RecordingQueue {
+    async fn send(&self, key: &str, body: &str, delay: Duration) -> Result<(), QueueError> {
+        self.0.lock().expect("queue lock").push(Sent { key: key.to_owned(), body: body.to_owned(), delay });
+        Ok(())
+    }
+}
+
+/// Records the schedules made, as `(name, at, body)`.
+#[derive(Debug, Default)]
+pub struct RecordingSchedules(Mutex<Vec<(String, DateTime<Utc>, Value)>>);
+
+impl RecordingSchedules {
+    pub fn made(&self) -> Vec<(String, DateTime<Utc>, Value)> {
+        self.0.lock().expect("schedules lock").clone()
+    }
+}
+
+#[async_trait]
+impl OneShotSchedules for RecordingSchedules {
+    async fn schedule(&self, name: &str, at: DateTime<Utc>, body: &Value) -> Result<(), ScheduleError> {
+        self.0.lock().expect("schedules lock").push((name.to_owned(), at, body.clone()));
+        Ok(())
+    }
+}
+
+/// Answers every call with the reply its function gives, and records the calls.
+pub struct ScriptedDelegate {
+    reply: Box<dyn Fn(&DelegateRequest<'_>) -> Result<Value, DelegateError> + Send + Sync>,
+    calls: Mutex<Vec<Value>>,
+}
+
+impl ScriptedDelegate {
+    pub fn new(reply: impl Fn(&DelegateRequest<'_>) -> Result<Value, DelegateError> + Send + Sync + 'static) -> Self {
+        Self { reply: Box::new(reply), calls: Mutex::default() }
+    }
+    /// The bodies of the calls so far.
+    pub fn calls(&self) -> Vec<Value> {
+        self.calls.lock().expect("delegate lock").clone()
+    }
+}
+
+#[async_trait]
+impl Delegate for ScriptedDelegate {
+    async fn submit_and_wait(&self, request: &DelegateRequest<'_>) -> Result<Value, DelegateError> {
+        self.calls.lock().expect("delegate lock").push(serde_json::to_value(request).expect("requests serialize"));
+        (self.reply)(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn fakes_record_what_they_get() {
+        let clock = ManualClock::new(DateTime::UNIX_EPOCH);
+        clock.advance(chrono::Duration::seconds(90));
+        assert_eq!(clock.now().timestamp(), 90);
+
+        let publisher = RecordingPublisher::default();
+        publisher.publish("a", &json!({"n": 1})).await.unwrap();
+        publisher.publish("b", &json!({"n": 2})).await.unwrap();
+        assert_eq!(publisher.to("b"), [json!({"n": 2})]);
+
+        let queue = RecordingQueue::default();
+        queue.send("k", "body", Duration::ZERO).await.unwrap();
+        assert_eq!(queue.take(), [Sent { key: "k".into(), body: "body".into(), delay: Duration::ZERO }]);
+        assert!(queue.take().is_empty());
+
+        let delegate = ScriptedDelegate::new(|r| Ok(json!({"success": true, "output": {"to": r.subject_id}})));
+        let data = json!({"x": 1});
+        let request = DelegateRequest { subject_id: "s1", session_id: "j1", task_id: "j1", task_data: &data };
+        assert_eq!(delegate.submit_and_wait(&request).await.unwrap()["output"]["to"], "s1");
+        assert_eq!(delegate.calls()[0]["task_data"], json!({"x": 1}));
+    }
+
+    #[test]
+    fn transient_delegate_errors() {
+        assert!(DelegateError::Timeout(Duration::from_secs(1)).is_transient());
+        assert!(DelegateError::Refused { status: 502, reply: json!({}) }.is_transient());
+        assert!(!DelegateError::Refused { status: 200, reply: json!({"success": false}) }.is_transient());
+        assert!(!DelegateError::Malformed("x".into()).is_transient());
+    }
+}
