@@ -9,8 +9,8 @@ pub mod registry;
 
 pub use config::Config;
 
-use agora_core::{Ports, Settings, SystemClock, Voting};
 use agora_hooks::HookDispatcher;
+use agora_voting_core::{Ports, Settings, SystemClock, Voting};
 use axum::extract::{Path, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -86,11 +86,11 @@ pub async fn start(config: &Config) -> Result<Running, Box<dyn std::error::Error
         queue: Arc::new(queue),
         clock: Arc::new(SystemClock),
         changes: Arc::new(hub.clone()),
-        scheduler: Arc::new(agora_core::SweepOnly),
+        scheduler: Arc::new(agora_voting_core::SweepOnly),
     };
     let voting = Arc::new(Voting::new(ports, Settings::default()));
 
-    let app = agora_api::router(voting.clone())
+    let app = agora_voting_api::router(voting.clone())
         .merge(Router::new().route("/local/inbox/{subject}", get(read_inbox)).with_state(inbox.clone()))
         .merge(Router::new().route("/live-stream", get(live::live_stream)).with_state(LiveState { voting: voting.clone(), hub }));
     let app = if local_registry { app.merge(registry::router(config.functions_dir.clone(), hooks.policy_runner())) } else { app };

@@ -2,8 +2,8 @@
 //! `refresh_interval` seconds, at once when a vote is stored or the status changes, and a final
 //! one when the task is complete.
 
-use agora_core::live::protocol::{error_message, parse_request, BAD_REQUEST, NOT_ENABLED};
-use agora_core::{ChangeListener, Voting};
+use agora_voting_core::live::protocol::{error_message, parse_request, BAD_REQUEST, NOT_ENABLED};
+use agora_voting_core::{ChangeListener, Voting};
 use async_trait::async_trait;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;

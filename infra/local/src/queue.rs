@@ -2,7 +2,7 @@
 //! retrying transient failures a bounded number of times, then giving up with a log line
 //! (the local counterpart of SQS with a dead-letter queue).
 
-use agora_core::{EvaluationOutcome, EvaluationQueue, QueueError, Voting};
+use agora_voting_core::{EvaluationOutcome, EvaluationQueue, QueueError, Voting};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;

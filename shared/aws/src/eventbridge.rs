@@ -3,7 +3,7 @@
 //! "message": payload}`. Rules on the bus route the events to any target.
 
 use crate::config::{env_var, truncate};
-use agora_core::{PublishError, Publisher};
+use agora_voting_core::{PublishError, Publisher};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_eventbridge::error::DisplayErrorContext;

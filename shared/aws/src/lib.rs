@@ -1,13 +1,13 @@
 //! The AWS adapters of the voting ports, shared by the Lambda functions:
 //!
-//! - [`EventBridgePublisher`]: §5 messages as EventBridge events ([`agora_core::Publisher`]);
-//! - [`SqsEvaluationQueue`]: evaluation requests on SQS ([`agora_core::EvaluationQueue`]), and
+//! - [`EventBridgePublisher`]: §5 messages as EventBridge events ([`agora_voting_core::Publisher`]);
+//! - [`SqsEvaluationQueue`]: evaluation requests on SQS ([`agora_voting_core::EvaluationQueue`]), and
 //!   [`parse_evaluation_message`] for the `evaluate-task` Lambda;
 //! - [`OneShotScheduler`]: one-shot EventBridge Scheduler starts
-//!   ([`agora_core::StartScheduler`]), and [`parse_start_event`] for the `start-tasks` Lambda;
+//!   ([`agora_voting_core::StartScheduler`]), and [`parse_start_event`] for the `start-tasks` Lambda;
 //! - [`SqsLiveQueue`] and [`ApiGatewayConnections`]: the live stream's queue
-//!   ([`agora_core::LiveQueue`], and the flows' [`agora_core::ChangeListener`]) and its
-//!   WebSocket connections ([`agora_core::ConnectionGateway`]);
+//!   ([`agora_voting_core::LiveQueue`], and the flows' [`agora_voting_core::ChangeListener`]) and its
+//!   WebSocket connections ([`agora_voting_core::ConnectionGateway`]);
 //! - [`config`]: the SDK configuration all of them (and the Lambda functions) are built from.
 
 pub mod config;

@@ -4,8 +4,8 @@
 //! ([`SqsLiveQueue`], also the [`ChangeListener`] of the flows), consumed by `live-push`.
 
 use crate::config::{env_var, required_env, truncate, ConfigError};
-use agora_core::live::LiveMessage;
-use agora_core::{ChangeListener, ConnectionGateway, GatewayError, LiveQueue, LiveQueueError};
+use agora_voting_core::live::LiveMessage;
+use agora_voting_core::{ChangeListener, ConnectionGateway, GatewayError, LiveQueue, LiveQueueError};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_apigatewaymanagement::config::http::HttpResponse;

@@ -8,7 +8,7 @@
 //! give) starts it. A future time is rounded up to a whole minute (see [`at_expression`]).
 
 use crate::config::{env_var, required_env, truncate, ConfigError};
-use agora_core::{ScheduleError, StartScheduler};
+use agora_voting_core::{ScheduleError, StartScheduler};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_scheduler::error::DisplayErrorContext;

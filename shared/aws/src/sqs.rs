@@ -2,7 +2,7 @@
 //! request; the `evaluate-task` Lambda reads it back with [`parse_evaluation_message`].
 
 use crate::config::{required_env, truncate, ConfigError};
-use agora_core::{EvaluationQueue, QueueError};
+use agora_voting_core::{EvaluationQueue, QueueError};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_sqs::error::DisplayErrorContext;

@@ -4,7 +4,7 @@
 mod common;
 
 use agora_aws::eventbridge::{self, EventBridgePublisher};
-use agora_core::Publisher;
+use agora_voting_core::Publisher;
 use serde_json::{json, Value};
 use std::time::Duration;
 

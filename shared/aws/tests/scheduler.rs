@@ -4,7 +4,7 @@ mod common;
 
 use agora_aws::scheduler::{self, OneShotScheduler, ScheduleTarget};
 use agora_aws::{parse_start_event, StartRequest};
-use agora_core::StartScheduler;
+use agora_voting_core::StartScheduler;
 use aws_sdk_scheduler::types::{ActionAfterCompletion, FlexibleTimeWindowMode};
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 mod common;
 
 use agora_aws::{parse_evaluation_message, SqsEvaluationQueue};
-use agora_core::EvaluationQueue;
+use agora_voting_core::EvaluationQueue;
 use std::collections::BTreeSet;
 use std::time::Duration;
 

@@ -24,8 +24,8 @@ pub mod policy_runner;
 pub mod registry;
 pub mod signing;
 
-use agora_core::{HookError, HookRunner};
-use agora_schema::{FunctionSpec, Hook, HookInput, HookTarget};
+use agora_voting_core::{HookError, HookRunner};
+use agora_voting_schema::{FunctionSpec, Hook, HookInput, HookTarget};
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
@@ -178,7 +178,7 @@ impl HookRunner for HookDispatcher {
     fn check(&self, hook: Hook, spec: &FunctionSpec) -> Result<(), String> {
         match spec.target()? {
             None => Ok(()),
-            Some(HookTarget::Builtin { name, .. }) => agora_social_choice::check(hook, name),
+            Some(HookTarget::Builtin { name, .. }) => agora_voting_rules::check(hook, name),
             Some(HookTarget::Http { .. }) => Ok(()),
             Some(HookTarget::Function { .. }) if self.inner.registry.is_none() => Err(missing("function")),
             Some(HookTarget::Dsl { .. }) if self.inner.workflows.is_none() => Err(missing("dsl")),
@@ -192,7 +192,7 @@ impl HookRunner for HookDispatcher {
         let started = Instant::now();
         let result = match target {
             HookTarget::Builtin { name, parameters } => {
-                agora_social_choice::run(hook, name, parameters, input).map_err(|e| HookError::Rule(e.to_string()))
+                agora_voting_rules::run(hook, name, parameters, input).map_err(|e| HookError::Rule(e.to_string()))
             }
             _ => match tokio::time::timeout(self.inner.timeout, self.run_remote(&target, input)).await {
                 Ok(result) => result,

@@ -16,7 +16,7 @@
 
 use crate::config::HooksConfig;
 use crate::truncate;
-use agora_core::HookError;
+use agora_voting_core::HookError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet, VecDeque};

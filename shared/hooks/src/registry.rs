@@ -14,8 +14,8 @@
 use crate::cache::TtlCache;
 use crate::http::{unwrap_data, unwrap_job_output, HttpClient};
 use crate::signing::Signer;
-use agora_core::HookError;
-use agora_schema::HookInput;
+use agora_voting_core::HookError;
+use agora_voting_schema::HookInput;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;

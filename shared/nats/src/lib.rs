@@ -1,19 +1,19 @@
 //! NATS, the transport of the earlier platform's agents (§5.1, §5.3):
 //!
 //! - [`NatsPublisher`]: each §5 message is published on the subject = its address, with the
-//!   message JSON as payload ([`agora_core::Publisher`]);
+//!   message JSON as payload ([`agora_voting_core::Publisher`]);
 //! - [`run_vote_intake`]: votes arriving on `vote.submit` (the same JSON as
-//!   `POST /submit-vote`) go through [`agora_core::Voting::submit_vote`]; nothing is replied,
+//!   `POST /submit-vote`) go through [`agora_voting_core::Voting::submit_vote`]; nothing is replied,
 //!   the outcome of each is logged.
 
-use agora_core::{PublishError, Publisher, VotingError};
+use agora_voting_core::{PublishError, Publisher, VotingError};
 use async_nats::{Client, Subscriber};
 use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub use agora_core::Voting;
+pub use agora_voting_core::Voting;
 
 /// The subject inbound votes arrive on (§5.3).
 pub const VOTE_SUBJECT: &str = "vote.submit";

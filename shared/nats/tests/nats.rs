@@ -1,8 +1,8 @@
 //! The NATS publisher and the `vote.submit` intake against a real NATS server (`NATS_URL`,
 //! started by `tests/run.sh`). Subjects are unique per test, so tests can share one server.
 
-use agora_core::{EvaluationQueue, Ports, PublishError, Publisher, QueueError, Settings, Voting, VOTING_DB};
 use agora_nats::{run_vote_intake, serve_votes, subject_problem, subscribe_votes, take_vote, NatsPublisher, VoteOutcome, VOTE_SUBJECT};
+use agora_voting_core::{EvaluationQueue, Ports, PublishError, Publisher, QueueError, Settings, Voting, VOTING_DB};
 use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -153,7 +153,7 @@ fn task_request(options: &[String]) -> Value {
 async fn started_task(voting: &Voting, options: &[String]) -> String {
     let id = voting.create_task(&task_request(options)).await.expect("task created");
     let started = voting.start_due_tasks().await.expect("sweep");
-    assert!(started.iter().any(|(t, o)| t == &id && matches!(o, agora_core::StartOutcome::Started { .. })), "{started:?}");
+    assert!(started.iter().any(|(t, o)| t == &id && matches!(o, agora_voting_core::StartOutcome::Started { .. })), "{started:?}");
     id
 }
 
@@ -169,7 +169,7 @@ fn vote(task: &str, voter: &str, option: &str) -> Value {
 }
 
 /// The stored vote of `voter` in `task`, waiting up to 5 s for it to appear.
-async fn stored_vote(voting: &Voting, task: &str, voter: &str) -> agora_schema::Vote {
+async fn stored_vote(voting: &Voting, task: &str, voter: &str) -> agora_voting_schema::Vote {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         if let Some(v) = voting.repo().vote_by_subject(task, voter).await.expect("read") {

@@ -10,8 +10,8 @@
 //! | `NATS_URL` | NATS server for the `nats` publisher | `nats://127.0.0.1:4222` |
 //! | `AGORA_EVENT_BUS`, `AGORA_EVENT_SOURCE` | EventBridge bus and source | `default`, `agora.voting` |
 
-use agora_core::{PublishError, Publisher, VOTING_DB};
 use agora_store::DocumentStore;
+use agora_voting_core::{PublishError, Publisher, VOTING_DB};
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -1,15 +1,12 @@
-//! The voting schema (§2): entities, function specs, hook input, report and request parsing.
-//! No I/O.
+//! The platform's schema conventions, shared by every service (no I/O): the entity convention
+//! (`to_dict`/`from_dict`), datetimes as the spec writes them, request fields reported by path,
+//! and function specs (where a hook's logic lives, from a spec object or a function id).
 
-pub mod entities;
+pub mod entity;
+pub mod fields;
 pub mod function_spec;
-pub mod hook_input;
-pub mod report;
-pub mod request;
 pub mod time;
 
-pub use entities::*;
+pub use entity::Entity;
+pub use fields::{FieldError, ValidationErrors};
 pub use function_spec::{FunctionSpec, HookTarget};
-pub use hook_input::{Hook, HookInput, UserInput};
-pub use report::Report;
-pub use request::{new_task_id, parse_create_request, parse_vote_request, FieldError, ValidationErrors};

@@ -11,13 +11,13 @@
 //! `AGORA_BENCH_N` sets the number of calls per line (default 1,000), `AGORA_BENCH_FIND` the
 //! size of the big task (default 10,000).
 
-use agora_core::ports::{EvaluationQueue, PublishError, Publisher, QueueError};
-use agora_core::{Ports, Settings, Voting, VOTING_DB};
 use agora_filter::Filter;
 use agora_hooks::HookDispatcher;
 use agora_store::{to_json, DocumentStore};
 use agora_store_contract::fixtures::vote;
 use agora_store_dynamodb::{DynamoConfig, DynamoStore, ENDPOINT_ENV};
+use agora_voting_core::ports::{EvaluationQueue, PublishError, Publisher, QueueError};
+use agora_voting_core::{Ports, Settings, Voting, VOTING_DB};
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::future::Future;

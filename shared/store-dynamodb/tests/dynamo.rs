@@ -6,10 +6,10 @@
 mod common;
 
 use agora_filter::Filter;
-use agora_schema::collections::{TASKS, VOTES};
 use agora_store::{to_json, DocumentStore, StoreError};
 use agora_store_contract::fixtures::{large_report, task, vote, EXAMPLE_TASK_ID};
 use agora_store_dynamodb::{AccessPath, DynamoStore, StoreStats};
+use agora_voting_schema::collections::{TASKS, VOTES};
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ProjectionType};
 use common::TempTable;
 use serde_json::{json, Value};

@@ -6,11 +6,11 @@
 //! `tests/services.sh`). Sizes: `AGORA_BENCH_INSERTS` (single inserts per phase, default 3000),
 //! `AGORA_BENCH_GETS` (default 3000), `AGORA_BENCH_FIND_VOTES` (default 100000).
 
-use agora_core::VOTING_DB;
 use agora_filter::Filter;
-use agora_schema::collections::VOTES;
 use agora_store::{to_json, DocumentStore, Json};
 use agora_store_mongodb::MongoStore;
+use agora_voting_core::VOTING_DB;
+use agora_voting_schema::collections::VOTES;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! The MongoDB [`agora_store::DocumentStore`]: each collection of a [`agora_store::DatabaseSpec`]
 //! is a MongoDB collection of the same name in one database (`voting_db` for
-//! `agora_core::VOTING_DB`), holding the documents exactly as the entities' `to_dict()` wrote
+//! `agora_voting_core::VOTING_DB`), holding the documents exactly as the entities' `to_dict()` wrote
 //! them. Works with any deployment that runs transactions: a replica set (a single node will do),
 //! a sharded cluster, Atlas through a `mongodb+srv://` URI.
 //!

@@ -4,12 +4,12 @@
 
 mod common;
 
-use agora_core::storage::CLAIMS;
-use agora_core::VOTING_DB;
 use agora_filter::Filter;
-use agora_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use agora_store::{to_json, DocumentStore, StoreError};
 use agora_store_mongodb::{MongoStore, MAX_DOCUMENT_BYTES};
+use agora_voting_core::storage::CLAIMS;
+use agora_voting_core::VOTING_DB;
+use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use bson::{doc, Bson, RawDocumentBuf};
 use common::{fresh_database_name, uri, TestStore};
 use serde_json::{json, Value};

@@ -19,9 +19,9 @@ pub mod cases;
 pub mod check;
 pub mod fixtures;
 
-pub use agora_core::storage::CLAIMS;
-pub use agora_core::VOTING_DB;
 use agora_store::DocumentStore;
+pub use agora_voting_core::storage::CLAIMS;
+pub use agora_voting_core::VOTING_DB;
 use std::sync::Arc;
 
 /// The store a case runs against.

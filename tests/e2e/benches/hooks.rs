@@ -10,10 +10,10 @@
 //! `cargo bench -p agora-e2e --bench hooks` (env: BENCH_PQT_CALLS, BENCH_PQT_CLIENTS,
 //! BENCH_LATENCY_VOTES; AGORA_PYTHON for the interpreter).
 
-use agora_core::HookRunner;
 use agora_e2e::*;
 use agora_hooks::{HookDispatcher, HooksConfig, LoadSpec, PolicyCall, PolicyRunner};
-use agora_schema::{FunctionSpec, Hook, HookInput};
+use agora_voting_core::HookRunner;
+use agora_voting_schema::{FunctionSpec, Hook, HookInput};
 use futures::future::join_all;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -55,7 +55,7 @@ where
 
 /// The PQT hook input of the spec's example task, as JSON.
 fn pqt_input_json() -> Value {
-    let bundle = agora_schema::parse_create_request(&public_request(100), "task_0000beef").expect("example parses");
+    let bundle = agora_voting_schema::parse_create_request(&public_request(100), "task_0000beef").expect("example parses");
     let vote = json!({"selected_option": "agent-translator-02"});
     let input = HookInput::pqt(&bundle.task, &bundle.subject_spec, &bundle.evaluation_input, &vote, "voter-1");
     serde_json::to_value(&input).expect("input is JSON")
@@ -89,7 +89,7 @@ async fn http_hook_rate(total: usize, clients: usize) -> (f64, usize) {
     let (url, _server) = lean_hook().await;
     let dispatcher = Arc::new(HookDispatcher::with_timeout(Duration::from_secs(30)));
     let spec: Arc<FunctionSpec> = Arc::new(serde_json::from_value(json!({"mode": "http", "url": url})).expect("spec"));
-    let bundle = Arc::new(agora_schema::parse_create_request(&public_request(100), "task_0000beef").expect("example parses"));
+    let bundle = Arc::new(agora_voting_schema::parse_create_request(&public_request(100), "task_0000beef").expect("example parses"));
     let vote = Arc::new(json!({"selected_option": "agent-translator-02"}));
     throughput(total, clients, move |_| {
         let (dispatcher, spec, bundle, vote) = (dispatcher.clone(), spec.clone(), bundle.clone(), vote.clone());

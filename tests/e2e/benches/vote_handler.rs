@@ -4,10 +4,10 @@
 //!
 //! `cargo bench -p agora-e2e --bench vote_handler` (env: BENCH_VOTES, BENCH_CLIENTS).
 
-use agora_api::{flow_router, Flow};
-use agora_core::{EvaluationQueue, Ports, QueueError, Settings, SystemClock, Voting, VOTING_DB};
 use agora_e2e::{public_request, vote_body, TRANSLATORS};
 use agora_store::DocumentStore;
+use agora_voting_api::{flow_router, Flow};
+use agora_voting_core::{EvaluationQueue, Ports, QueueError, Settings, SystemClock, Voting, VOTING_DB};
 use futures::future::join_all;
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
@@ -44,8 +44,8 @@ async fn votes_per_second(store: Arc<dyn DocumentStore>, total: usize, clients: 
         publisher: Arc::new(agora_runtime::LogPublisher),
         queue: Arc::new(Discard),
         clock: Arc::new(SystemClock),
-        changes: Arc::new(agora_core::NoChangeListener),
-        scheduler: Arc::new(agora_core::SweepOnly),
+        changes: Arc::new(agora_voting_core::NoChangeListener),
+        scheduler: Arc::new(agora_voting_core::SweepOnly),
     };
     let voting = Arc::new(Voting::new(ports, Settings::default()));
     let id = voting.create_task(&public_request(1_000_000_000)).await.expect("create");

@@ -7,8 +7,8 @@
 //! `cargo bench -p agora-e2e` (env: BENCH_VOTES, BENCH_CLIENTS, BENCH_EVAL_VOTES).
 
 use agora_e2e::*;
-use agora_schema::collections::VOTES;
 use agora_store::to_json;
+use agora_voting_schema::collections::VOTES;
 use futures::future::join_all;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -136,7 +136,7 @@ async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {
             .iter()
             .map(|&i| {
                 let t = base + chrono::Duration::microseconds(i as i64);
-                let vote = agora_schema::Vote {
+                let vote = agora_voting_schema::Vote {
                     vote_id: uuid::Uuid::new_v4().to_string(),
                     social_task_id: id.clone(),
                     submitter_subject_id: format!("voter-{i:07}"),
@@ -153,13 +153,13 @@ async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {
     let started = Instant::now();
     let outcome = server.running.voting.evaluate_task(&id).await.expect("evaluate");
     let took = started.elapsed();
-    assert!(matches!(outcome, agora_core::EvaluationOutcome::Completed { .. }), "{outcome:?}");
+    assert!(matches!(outcome, agora_voting_core::EvaluationOutcome::Completed { .. }), "{outcome:?}");
     let (_, report) = server.get(&format!("/get-report/{id}")).await;
     (took, report["votes"].as_array().map_or(0, Vec::len))
 }
 
 fn main() {
-    // RUST_LOG=agora_core=info shows where an evaluation spends its time.
+    // RUST_LOG=agora_voting_core=info shows where an evaluation spends its time.
     if std::env::var_os("RUST_LOG").is_some() {
         tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
     }

@@ -89,7 +89,7 @@ async fn an_evaluation_requested_twice_runs_post_award_once() {
     }
     server.wait_for_status(&id, "complete", WAIT).await;
     // Once more after completion: nothing runs.
-    assert_eq!(voting.evaluate_task(&id).await.expect("evaluate"), agora_core::EvaluationOutcome::AlreadyComplete);
+    assert_eq!(voting.evaluate_task(&id).await.expect("evaluate"), agora_voting_core::EvaluationOutcome::AlreadyComplete);
     tokio::time::sleep(Duration::from_millis(400)).await;
 
     assert_eq!(post_award.calls(), 1, "post-award ran once");

@@ -2,10 +2,10 @@
 //! instead, and the task is still queued for evaluation exactly once, neither early nor twice,
 //! whatever the timing. The store is the embedded one, wrapped so that `increment` fails.
 
-use agora_core::{EvaluationQueue, Ports, QueueError, Settings, Voting};
 use agora_e2e::{public_request, temp_dir};
 use agora_filter::Filter;
 use agora_store::{DocumentStore, Json, StoreError};
+use agora_voting_core::{EvaluationQueue, Ports, QueueError, Settings, Voting};
 use async_trait::async_trait;
 use futures::future::join_all;
 use serde_json::json;

@@ -9,7 +9,7 @@ const WAIT: Duration = Duration::from_secs(10);
 
 fn assert_iso(v: &Value, what: &str) {
     let s = v.as_str().unwrap_or_else(|| panic!("{what} is not a string: {v}"));
-    assert!(agora_schema::time::parse_datetime_str(s).is_some(), "{what} is not ISO-8601: {s}");
+    assert!(agora_voting_schema::time::parse_datetime_str(s).is_some(), "{what} is not ISO-8601: {s}");
 }
 
 /// Invitations (§5.2): one per option, from the creator, carrying the subject spec.

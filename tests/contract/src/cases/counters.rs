@@ -2,7 +2,7 @@
 
 use crate::check::*;
 use crate::SharedStore;
-use agora_schema::collections::{TASKS, VOTES};
+use agora_voting_schema::collections::{TASKS, VOTES};
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::Barrier;

@@ -4,9 +4,9 @@
 use crate::check::*;
 use crate::fixtures::*;
 use crate::SharedStore;
-use agora_core::storage::CLAIMS;
-use agora_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use agora_store::{to_json, Json};
+use agora_voting_core::storage::CLAIMS;
+use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use serde_json::{json, value::RawValue};
 
 /// The three documents of a task go in with one call, and all three come back.

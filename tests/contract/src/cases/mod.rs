@@ -1,5 +1,5 @@
 //! The contract cases. Each takes a fresh, empty store holding the voting database
-//! (`agora_core::VOTING_DB`) and panics when the store breaks the contract.
+//! (`agora_voting_core::VOTING_DB`) and panics when the store breaks the contract.
 
 mod counters;
 mod insert;

@@ -4,9 +4,9 @@
 use crate::check::*;
 use crate::fixtures::*;
 use crate::SharedStore;
-use agora_core::storage::CLAIMS;
 use agora_filter::Filter;
-use agora_schema::collections::{ALL, EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
+use agora_voting_core::storage::CLAIMS;
+use agora_voting_schema::collections::{ALL, EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use serde_json::{json, Value};
 
 /// Five votes with varied fields: `weight` is a number only these carry, `v-05` has no

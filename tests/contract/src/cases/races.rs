@@ -4,9 +4,9 @@
 use crate::check::*;
 use crate::fixtures::*;
 use crate::SharedStore;
-use agora_core::storage::CLAIMS;
-use agora_schema::collections::{TASKS, VOTES};
 use agora_store::{to_json, StoreError};
+use agora_voting_core::storage::CLAIMS;
+use agora_voting_schema::collections::{TASKS, VOTES};
 use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;

@@ -4,9 +4,9 @@
 use crate::check::{find_keys, keys, value};
 use crate::fixtures::*;
 use crate::SharedStore;
-use agora_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
-use agora_schema::{Entity, SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData, Vote};
 use agora_store::to_json;
+use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
+use agora_voting_schema::{Entity, SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData, Vote};
 use serde_json::{json, Value};
 use std::fmt::Debug;
 

@@ -1,8 +1,0 @@
-//! The `create-task` Lambda function: API Gateway HTTP API → the shared router's CreateTask routes.
-
-use agora_api::Flow;
-
-#[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    agora_functions::serve_http(Flow::CreateTask).await
-}

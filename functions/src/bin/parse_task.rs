@@ -1,8 +1,0 @@
-//! The `parse-task` Lambda function: API Gateway HTTP API → the shared router's ParseTask routes.
-
-use agora_api::Flow;
-
-#[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    agora_functions::serve_http(Flow::ParseTask).await
-}

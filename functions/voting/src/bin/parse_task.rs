@@ -1,0 +1,8 @@
+//! The `parse-task` Lambda function: API Gateway HTTP API → the shared router's ParseTask routes.
+
+use agora_voting_api::Flow;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    agora_voting_functions::serve_http(Flow::ParseTask).await
+}

@@ -1,0 +1,81 @@
+//! The live stream on AWS (§3.5): `live-stream` serves the WebSocket API's routes (`$connect`,
+//! `$disconnect`, and every client message on `$default`, a subscribe request), `live-push`
+//! consumes the live queue (changes to push now, refreshes due). Both are thin: the stream
+//! itself is [`agora_voting_core::live::LiveStreams`].
+
+use agora_voting_core::live::{LiveMessage, LiveStreams, Refreshed};
+use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use futures::future::join_all;
+use std::collections::HashMap;
+
+fn status(code: i64) -> ApiGatewayProxyResponse {
+    let mut response = ApiGatewayProxyResponse::default();
+    response.status_code = code;
+    response
+}
+
+/// One WebSocket route event. Answers 200, or 500 when the store or the queue failed (API
+/// Gateway then tells the client of an internal error).
+pub async fn handle_websocket(streams: &LiveStreams, event: ApiGatewayWebsocketProxyRequest) -> ApiGatewayProxyResponse {
+    let context = &event.request_context;
+    let Some(connection_id) = context.connection_id.as_deref() else {
+        tracing::error!(route = ?context.route_key, "WebSocket event without a connection id");
+        return status(400);
+    };
+    let route = context.route_key.as_deref().unwrap_or("$default");
+    let result = match route {
+        "$connect" => Ok(()),
+        "$disconnect" => streams.disconnect(connection_id).await,
+        _ => {
+            // A binary frame is not a request of §3.5: it is answered as a malformed one.
+            let text = if event.is_base64_encoded { "" } else { event.body.as_deref().unwrap_or_default() };
+            streams.subscribe(connection_id, text).await.map(|outcome| tracing::info!(connection_id, ?outcome, "live-stream request"))
+        }
+    };
+    match result {
+        Ok(()) => status(200),
+        Err(e) => {
+            tracing::error!(connection_id, route, error = %e, "live-stream route failed");
+            status(500)
+        }
+    }
+}
+
+/// A batch of live-queue records. Each task's change is pushed once however many records
+/// carry it; a record whose work failed is reported, so SQS delivers it (alone) again.
+pub async fn handle_batch(streams: &LiveStreams, event: SqsEvent) -> SqsBatchResponse {
+    let mut changed: HashMap<String, Vec<String>> = HashMap::new();
+    let mut refreshes = Vec::new();
+    for record in &event.records {
+        let message_id = record.message_id.clone().unwrap_or_default();
+        match LiveMessage::parse(record.body.as_deref().unwrap_or_default()) {
+            Ok(LiveMessage::Changed { social_task_id }) => changed.entry(social_task_id).or_default().push(message_id),
+            Ok(LiveMessage::Refresh { connection_id, token, seq }) => refreshes.push((message_id, connection_id, token, seq)),
+            // Delivering it again would only fail again.
+            Err(reason) => tracing::error!(%message_id, %reason, "live-queue message dropped"),
+        }
+    }
+    let pushes = join_all(changed.keys().map(|id| streams.push_change(id)));
+    let refreshed = join_all(refreshes.iter().map(|(_, c, t, s)| streams.refresh(c, t, *s)));
+    let (pushes, refreshed) = futures::join!(pushes, refreshed);
+
+    let mut failed = Vec::new();
+    for ((id, messages), result) in changed.iter().zip(pushes) {
+        if let Err(e) = result {
+            tracing::warn!(social_task_id = %id, error = %e, "live change not pushed; will be redelivered");
+            failed.extend(messages.iter().cloned());
+        }
+    }
+    for ((message_id, connection_id, ..), result) in refreshes.iter().zip(refreshed) {
+        match result {
+            Ok(Refreshed::Sent | Refreshed::Stale) => {}
+            Ok(Refreshed::Ended) => tracing::info!(connection_id, "live stream ended"),
+            Err(e) => {
+                tracing::warn!(connection_id, error = %e, "live refresh failed; will be redelivered");
+                failed.push(message_id.clone());
+            }
+        }
+    }
+    crate::batch_response(failed)
+}

@@ -1,0 +1,174 @@
+//! The AWS shape, end to end on one machine: the real Lambda handlers in process, against
+//! moto's SQS, EventBridge and EventBridge Scheduler and a MongoDB-protocol server. A task is
+//! created through the create-task function, its one-shot schedule fires the start-tasks
+//! function, votes arrive through submit-vote, the evaluation message is consumed by
+//! evaluate-task (delivered twice, and by two invocations at once), and the report is stored.
+//!
+//! Needs the servers `./tests/run.sh` starts: `MONGODB_URI` and `AGORA_AWS_ENDPOINT`.
+
+use agora_e2e::{example_request, vote_body, HookServer, REVIEWERS};
+use agora_voting_api::{flow_router, Flow};
+use agora_voting_core::{Ports, Settings, SystemClock, Voting, VOTING_DB};
+use agora_voting_functions::{evaluate, start};
+use aws_lambda_events::event::sqs::SqsEvent;
+use lambda_http::request::LambdaRequest;
+use lambda_http::{Adapter, Context, LambdaEvent, Service};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn required_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run ./tests/run.sh, which starts the servers this test needs"))
+}
+
+fn apigw_event(method: &str, path: &str, body: Option<String>) -> LambdaRequest {
+    serde_json::from_value(json!({
+        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
+        "headers": {"content-type": "application/json"},
+        "requestContext": {"accountId": "123456789012", "apiId": "api", "domainName": "api.example.com", "domainPrefix": "api",
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "test"},
+            "requestId": "req", "routeKey": "$default", "stage": "$default", "time": "03/Dec/2026:10:00:00 +0000", "timeEpoch": 0},
+        "body": body, "isBase64Encoded": false
+    }))
+    .expect("API Gateway event")
+}
+
+/// Calls one HTTP function the way API Gateway does; returns the status and JSON body.
+async fn call_http(voting: &Arc<Voting>, flow: Flow, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut adapter = Adapter::from(flow_router(voting.clone(), flow));
+    let event = apigw_event(method, path, body.map(|b| b.to_string()));
+    let response = adapter.call(LambdaEvent::new(event, Context::default())).await.expect("function answers");
+    let v = serde_json::to_value(&response).expect("response");
+    let body = v["body"].as_str().and_then(|b| serde_json::from_str(b).ok()).unwrap_or(Value::Null);
+    (v["statusCode"].as_u64().unwrap_or(0) as u16, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
+    let mongo_uri = required_env("MONGODB_URI");
+    required_env("AGORA_AWS_ENDPOINT");
+    let suffix = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
+    let sdk = agora_aws::config::load().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let events = aws_sdk_eventbridge::Client::new(&sdk);
+    let scheduler = aws_sdk_scheduler::Client::new(&sdk);
+
+    // The stack's resources, as the template declares them.
+    let queue_url = sqs.create_queue().queue_name(format!("evaluations-{suffix}")).send().await.expect("queue").queue_url.expect("url");
+    let bus = format!("voting-{suffix}");
+    events.create_event_bus().name(&bus).send().await.expect("bus");
+    let results_url = sqs.create_queue().queue_name(format!("results-{suffix}")).send().await.expect("queue").queue_url.expect("url");
+    let results_arn = sqs
+        .get_queue_attributes()
+        .queue_url(&results_url)
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
+        .send()
+        .await
+        .expect("attributes")
+        .attributes
+        .and_then(|a| a.get(&aws_sdk_sqs::types::QueueAttributeName::QueueArn).cloned())
+        .expect("queue arn");
+    events
+        .put_rule()
+        .name(format!("results-{suffix}"))
+        .event_bus_name(&bus)
+        .event_pattern(json!({"detail-type": ["voting_result"]}).to_string())
+        .send()
+        .await
+        .expect("rule");
+    events
+        .put_targets()
+        .rule(format!("results-{suffix}"))
+        .event_bus_name(&bus)
+        .targets(aws_sdk_eventbridge::types::Target::builder().id("results").arn(&results_arn).build().expect("target"))
+        .send()
+        .await
+        .expect("targets");
+    let group = format!("starts-{suffix}");
+    scheduler.create_schedule_group().name(&group).send().await.expect("schedule group");
+    let post_award = HookServer::start(Duration::from_millis(200), |input| {
+        (200, json!({"assigned_to": input["user_input"]["winners"][0], "decision": "assigned"}).to_string())
+    })
+    .await;
+
+    let store =
+        agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}")).await.expect("mongodb");
+    let ports = Ports {
+        store: Arc::new(store),
+        hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks")),
+        publisher: Arc::new(agora_aws::EventBridgePublisher::new(events.clone(), &bus, "agora.voting")),
+        queue: Arc::new(agora_aws::SqsEvaluationQueue::new(sqs.clone(), &queue_url)),
+        clock: Arc::new(SystemClock),
+        changes: Arc::new(agora_voting_core::NoChangeListener),
+        scheduler: Arc::new(agora_aws::OneShotScheduler::new(
+            scheduler.clone(),
+            agora_aws::ScheduleTarget {
+                group: group.clone(),
+                function_arn: "arn:aws:lambda:us-east-1:123456789012:function:agora-start-tasks".into(),
+                role_arn: "arn:aws:iam::123456789012:role/agora-scheduler".into(),
+            },
+        )),
+    };
+    let voting = Arc::new(Voting::new(ports, Settings::default()));
+
+    // create-task: a private task due in two seconds, with an HTTP post-award hook.
+    let mut request = example_request();
+    let due = chrono::Utc::now() + chrono::Duration::seconds(2);
+    request["social_task"]["scheduled_time"] = json!(due.to_rfc3339());
+    request["evaluation_spec"]["post_award"] = json!({"mode": "http", "url": post_award.url});
+    let (status, created) = call_http(&voting, Flow::CreateTask, "POST", "/submit-social-choice-task", Some(request)).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["social_task_id"].as_str().expect("id").to_owned();
+
+    // Its one-shot schedule exists; when it fires, start-tasks gets the schedule's input.
+    let schedule =
+        scheduler.get_schedule().group_name(&group).name(agora_aws::scheduler::schedule_name(&id)).send().await.expect("schedule");
+    let input: Value = serde_json::from_str(schedule.target.expect("target").input.as_deref().expect("input")).expect("input JSON");
+    assert_eq!(input, json!({"social_task_id": id}));
+    tokio::time::sleep((due - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(100)).await;
+    let started = start::handle(&voting, &input).await.expect("start-tasks");
+    assert!(started.to_string().contains("Started"), "{started}");
+    // A sweep right after starts nothing more.
+    let swept = start::handle(&voting, &json!({"detail-type": "Scheduled Event", "source": "aws.events"})).await.expect("sweep");
+    assert!(!swept.to_string().contains(&id), "{swept}");
+
+    // submit-vote: every reviewer votes; the last vote queues one evaluation request.
+    for (reviewer, option) in REVIEWERS.iter().zip(["agent-translator-02", "agent-translator-02", "agent-translator-01"]) {
+        let body = vote_body(&id, reviewer, json!({"selected_option": option}));
+        assert_eq!(
+            call_http(&voting, Flow::SubmitVote, "POST", "/submit-vote", Some(body)).await,
+            (200, json!({"status": "accepted", "qualified": true}))
+        );
+    }
+    let received =
+        sqs.receive_message().queue_url(&queue_url).max_number_of_messages(10).wait_time_seconds(2).send().await.expect("receive");
+    let messages = received.messages.unwrap_or_default();
+    assert_eq!(messages.len(), 1, "one evaluation request");
+    let record = json!({
+        "messageId": messages[0].message_id, "receiptHandle": messages[0].receipt_handle, "body": messages[0].body,
+        "attributes": {}, "messageAttributes": {}, "eventSource": "aws:sqs", "awsRegion": "us-east-1",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:evaluations"
+    });
+    // evaluate-task: the message delivered twice in one batch, and two invocations at once.
+    let batch: SqsEvent = serde_json::from_value(json!({"Records": [record.clone(), record]})).expect("SQS event");
+    let (a, b) = tokio::join!(evaluate::handle_batch(&voting, batch.clone()), evaluate::handle_batch(&voting, batch));
+    assert!(a.batch_item_failures.is_empty() && b.batch_item_failures.is_empty(), "nothing to redeliver");
+    assert_eq!(post_award.calls(), 1, "post-award ran once");
+
+    // queries: the report is stored.
+    let (status, report) = call_http(&voting, Flow::Queries, "GET", &format!("/get-report/{id}"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(report["winners"], json!(["agent-translator-02"]));
+    assert_eq!(report["votes"].as_array().map(Vec::len), Some(3));
+    assert_eq!(report["post_award_payload"], json!({"assigned_to": "agent-translator-02", "decision": "assigned"}));
+    assert_eq!(call_http(&voting, Flow::Queries, "GET", &format!("/get-status/{id}"), None).await.1, json!({"status": "complete"}));
+
+    // The winner's voting_result went out on the bus, once.
+    let got = sqs.receive_message().queue_url(&results_url).max_number_of_messages(10).wait_time_seconds(2).send().await.expect("receive");
+    let results: Vec<Value> =
+        got.messages.unwrap_or_default().iter().filter_map(|m| serde_json::from_str(m.body.as_deref()?).ok()).collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["detail-type"], "voting_result");
+    assert_eq!(results[0]["detail"]["recipient"], "agent-translator-02");
+    assert_eq!(results[0]["detail"]["message"]["event_data"]["winners"], json!(["agent-translator-02"]));
+}

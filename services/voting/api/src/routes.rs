@@ -1,0 +1,128 @@
+//! The routes of §3: one handler per route, each a thin call into the core.
+
+use crate::body::json_body;
+use crate::error::ApiError;
+use crate::raw_json;
+use agora_store::Json;
+use agora_voting_core::Voting;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json as JsonResponse, Router};
+use serde_json::json;
+use std::sync::Arc;
+
+type App = State<Arc<Voting>>;
+type Reply = Result<Response, ApiError>;
+
+/// The HTTP flows, each its own Lambda function in AWS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// `POST /submit-social-choice-task`
+    CreateTask,
+    /// `POST /parse-social-choice-task`
+    ParseTask,
+    /// `POST /submit-vote`
+    SubmitVote,
+    /// The read routes of §3.4.
+    Queries,
+}
+
+impl Flow {
+    pub const ALL: [Flow; 4] = [Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::Queries];
+
+    /// This flow's routes, without state or fallbacks.
+    fn routes(self) -> Router<Arc<Voting>> {
+        let r = Router::new();
+        match self {
+            Flow::CreateTask => r.route("/submit-social-choice-task", post(submit_task)),
+            Flow::ParseTask => r.route("/parse-social-choice-task", post(parse_task)),
+            Flow::SubmitVote => r.route("/submit-vote", post(submit_vote)),
+            Flow::Queries => r
+                .route("/get-report/{social_task_id}", get(get_report))
+                .route("/get-status/{social_task_id}", get(get_status))
+                .route("/get-full-task-bundle/{social_task_id}", get(get_full_task_bundle))
+                .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
+                .route("/generic-query/{collection}", post(generic_query)),
+        }
+    }
+}
+
+/// Every route of §3.1–3.4 (the local server).
+pub fn router(voting: Arc<Voting>) -> Router {
+    finish(Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes())), voting)
+}
+
+/// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
+pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
+    finish(flow.routes(), voting)
+}
+
+fn finish(routes: Router<Arc<Voting>>, voting: Arc<Voting>) -> Router {
+    routes.fallback(no_route).method_not_allowed_fallback(wrong_method).with_state(voting)
+}
+
+async fn submit_task(State(voting): App, body: Bytes) -> Reply {
+    let body = json_body(&body, false)?;
+    let id = voting.create_task(&body).await?;
+    Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
+}
+
+async fn parse_task(State(voting): App, body: Bytes) -> Reply {
+    let body = json_body(&body, false)?;
+    let bundle = voting.parse_task(&body)?;
+    Ok(JsonResponse(json!({ "parsed": bundle.to_parsed_dict() })).into_response())
+}
+
+async fn submit_vote(State(voting): App, body: Bytes) -> Reply {
+    let body = json_body(&body, false).map_err(|ApiError(e)| ApiError::bad_request(format!("Vote rejected: {e}")))?;
+    let accepted = voting.submit_vote(&body).await?;
+    Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
+}
+
+async fn get_report(State(voting): App, Path(id): Path<String>) -> Reply {
+    Ok(raw(voting.get_report(&id).await?))
+}
+
+async fn get_status(State(voting): App, Path(id): Path<String>) -> Reply {
+    Ok(JsonResponse(voting.get_status(&id).await?).into_response())
+}
+
+async fn get_full_task_bundle(State(voting): App, Path(id): Path<String>) -> Reply {
+    Ok(raw(voting.get_full_task_bundle(&id).await?))
+}
+
+async fn is_live_streaming_enabled(State(voting): App, Path(id): Path<String>) -> Reply {
+    let enabled = voting.is_live_streaming_enabled(&id).await?;
+    Ok(JsonResponse(json!({ "enabled": enabled })).into_response())
+}
+
+async fn generic_query(State(voting): App, Path(collection): Path<String>, body: Bytes) -> Reply {
+    let filter = json_body(&body, true)?;
+    let docs = voting.generic_query(&collection, &filter).await?;
+    let mut out = String::with_capacity(docs.iter().map(|d| d.get().len() + 1).sum::<usize>() + 2);
+    out.push('[');
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(d.get());
+    }
+    out.push(']');
+    Ok(raw_json(StatusCode::OK, out))
+}
+
+fn raw(doc: Json) -> Response {
+    raw_json(StatusCode::OK, String::from(Box::<str>::from(doc)))
+}
+
+async fn no_route(method: Method, uri: Uri) -> Response {
+    (StatusCode::NOT_FOUND, JsonResponse(json!({ "error": format!("No route for {method} {}", uri.path()) }))).into_response()
+}
+
+async fn wrong_method(method: Method, uri: Uri) -> Response {
+    (StatusCode::METHOD_NOT_ALLOWED, JsonResponse(json!({ "error": format!("Method {method} is not allowed on {}", uri.path()) })))
+        .into_response()
+}

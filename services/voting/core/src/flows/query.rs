@@ -1,0 +1,95 @@
+//! The read routes (§3.4). Answers are built from the stored JSON text, so a report of a
+//! million votes is passed through, not decoded and encoded again.
+
+use crate::error::VotingError;
+use crate::service::Voting;
+use agora_filter::Filter;
+use agora_store::{to_json, Json};
+use agora_voting_schema::collections::{self, EVALUATION_INPUTS, SUBJECT_SPECS};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+fn no_task() -> VotingError {
+    VotingError::NotFound("Invalid social_task_id.".into())
+}
+
+/// The few fields of a task document the queries read, without decoding the rest.
+#[derive(Deserialize)]
+struct TaskHead<'a> {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default, borrow)]
+    report_json: Option<&'a RawValue>,
+    #[serde(default)]
+    enable_live_streaming: bool,
+}
+
+impl Voting {
+    async fn task_doc(&self, id: &str) -> Result<Json, VotingError> {
+        self.repo.task_raw(id).await?.ok_or_else(no_task)
+    }
+
+    /// `GET /get-report/{id}`: `report_json` as stored (`{}` before completion).
+    pub async fn get_report(&self, id: &str) -> Result<Json, VotingError> {
+        let doc = self.task_doc(id).await?;
+        let head: TaskHead = serde_json::from_str(doc.get())?;
+        Ok(head.report_json.map_or_else(|| to_json(&serde_json::json!({})), ToOwned::to_owned))
+    }
+
+    /// `GET /get-status/{id}`.
+    pub async fn get_status(&self, id: &str) -> Result<Value, VotingError> {
+        let doc = self.task_doc(id).await?;
+        let head: TaskHead = serde_json::from_str(doc.get())?;
+        Ok(serde_json::json!({ "status": head.status }))
+    }
+
+    /// `GET /is-live-streaming-enabled/{id}`.
+    pub async fn is_live_streaming_enabled(&self, id: &str) -> Result<bool, VotingError> {
+        let doc = self.task_doc(id).await?;
+        let head: TaskHead = serde_json::from_str(doc.get())?;
+        Ok(head.enable_live_streaming)
+    }
+
+    /// `GET /get-full-task-bundle/{id}`: the three documents and every vote.
+    pub async fn get_full_task_bundle(&self, id: &str) -> Result<Json, VotingError> {
+        let task = self.task_doc(id).await?;
+        self.bundle_of(id, &task).await
+    }
+
+    /// The full task bundle, and the task's status as it was in that bundle.
+    pub(crate) async fn full_task_bundle_and_status(&self, id: &str) -> Result<(Json, Option<String>), VotingError> {
+        let task = self.task_doc(id).await?;
+        let status = serde_json::from_str::<TaskHead>(task.get())?.status;
+        Ok((self.bundle_of(id, &task).await?, status))
+    }
+
+    /// The bundle of the task whose document is `task`.
+    async fn bundle_of(&self, id: &str, task: &RawValue) -> Result<Json, VotingError> {
+        #[derive(Serialize)]
+        struct Bundle<'a> {
+            task: &'a RawValue,
+            subject_spec: Option<&'a RawValue>,
+            evaluation_input: Option<&'a RawValue>,
+            votes: &'a [Json],
+        }
+        let store = self.repo.store();
+        let subject_spec = store.get(SUBJECT_SPECS, id).await?;
+        let evaluation_input = store.get(EVALUATION_INPUTS, id).await?;
+        let votes = self.repo.all_votes_raw(id).await?;
+        Ok(to_json(&Bundle { task, subject_spec: subject_spec.as_deref(), evaluation_input: evaluation_input.as_deref(), votes: &votes }))
+    }
+
+    /// `POST /generic-query/{collection}`: the documents of one of the four collections that
+    /// match a MongoDB-style filter (`null` or `{}`: all).
+    pub async fn generic_query(&self, collection: &str, filter: &Value) -> Result<Vec<Json>, VotingError> {
+        if !collections::ALL.contains(&collection) {
+            return Err(VotingError::Invalid(format!("Unknown collection {collection:?}; allowed: {}", collections::ALL.join(", "))));
+        }
+        let filter = match filter {
+            Value::Null => Filter::all(),
+            v => Filter::parse(v).map_err(|e| VotingError::Invalid(format!("Invalid filter: {e}")))?,
+        };
+        Ok(self.repo.store().find(collection, &filter).await?)
+    }
+}

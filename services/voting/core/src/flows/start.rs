@@ -1,0 +1,112 @@
+//! Starting tasks (§1.2 steps 2–3): the sweep finds due tasks; each is started once, by
+//! whichever starter takes its claim, with its invitations sent before it turns `started`.
+
+use crate::error::VotingError;
+use crate::messages::voting_invite;
+use crate::repo::Claim;
+use crate::service::Voting;
+use agora_voting_schema::{status, HookInput, SocialTaskCoreData};
+use futures::future::join_all;
+use serde_json::{Map, Value};
+
+/// What became of one start attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartOutcome {
+    /// Invitations sent, task now `started`.
+    Started { invitations: usize },
+    /// Another starter holds the task, or already started it.
+    AlreadyHandled,
+    /// No such task, not `scheduled`, or not yet due.
+    NotDue,
+    /// The invitation creator or a publish failed; the task stays `scheduled` for the next sweep.
+    Failed(String),
+}
+
+impl Voting {
+    /// Starts every task that is due now. Returns the outcome per task id.
+    pub async fn start_due_tasks(&self) -> Result<Vec<(String, StartOutcome)>, VotingError> {
+        let due = self.repo.due_tasks(self.ports.clock.now()).await?;
+        let attempts = due.iter().map(|t| async move {
+            let outcome = self.start_task(&t.social_task_id).await.unwrap_or_else(|e| {
+                tracing::error!(social_task_id = %t.social_task_id, error = %e, "start failed");
+                StartOutcome::Failed(e.to_string())
+            });
+            (t.social_task_id.clone(), outcome)
+        });
+        Ok(join_all(attempts).await)
+    }
+
+    /// Starts one task if it is due: claim it, run the invitation creator, publish one
+    /// invitation per option, then move it `scheduled` → `started` with a conditional write.
+    pub async fn start_task(&self, social_task_id: &str) -> Result<StartOutcome, VotingError> {
+        let now = self.ports.clock.now();
+        if self.due_task(social_task_id, now).await?.is_none() {
+            return Ok(StartOutcome::NotDue);
+        }
+        let claim_key = format!("start:{social_task_id}");
+        if self.repo.claim(&claim_key, now, Some(self.settings.start_lease)).await? == Claim::Held {
+            return Ok(StartOutcome::AlreadyHandled);
+        }
+        // Holding the claim, look again: a starter whose lease expired may have finished.
+        let Some(task) = self.due_task(social_task_id, now).await? else {
+            return Ok(StartOutcome::AlreadyHandled);
+        };
+        match self.invite(social_task_id).await {
+            Ok(invitations) => {
+                if self.repo.change_status(social_task_id, status::SCHEDULED, status::STARTED).await? {
+                    tracing::info!(social_task_id, invitations, "task started");
+                    if task.enable_live_streaming {
+                        self.ports.changes.task_changed(social_task_id).await;
+                    }
+                    Ok(StartOutcome::Started { invitations })
+                } else {
+                    Ok(StartOutcome::AlreadyHandled)
+                }
+            }
+            Err(reason) => {
+                tracing::warn!(social_task_id, %reason, "task not started; it stays scheduled and the next sweep retries");
+                self.repo.release(&claim_key).await?;
+                Ok(StartOutcome::Failed(reason))
+            }
+        }
+    }
+
+    /// The task, if it is scheduled and its time has come.
+    async fn due_task(&self, social_task_id: &str, now: chrono::DateTime<chrono::Utc>) -> Result<Option<SocialTaskCoreData>, VotingError> {
+        Ok(self
+            .repo
+            .task(social_task_id)
+            .await?
+            .filter(|t| t.status() == Some(status::SCHEDULED) && t.scheduled_time.is_some_and(|s| s <= now)))
+    }
+
+    /// Runs the invitation creator and publishes the invitations. Err: why it failed.
+    async fn invite(&self, social_task_id: &str) -> Result<usize, String> {
+        let task = self.repo.task(social_task_id).await.map_err(|e| e.to_string())?.ok_or("task vanished")?;
+        let spec = self.repo.subject_spec(social_task_id).await.map_err(|e| e.to_string())?;
+        let creator = &spec.voting_message_request_creator;
+        let custom_data = if creator.is_empty() {
+            Value::Object(Map::new())
+        } else {
+            let input = HookInput::invitation(&task, &spec);
+            let out = self
+                .ports
+                .hooks
+                .run(agora_voting_schema::Hook::Invitation, creator, &input)
+                .await
+                .map_err(|e| format!("invitation creator failed: {e}"))?;
+            if !out.is_object() {
+                return Err(format!("invitation creator output is not an object: {out}"));
+            }
+            out
+        };
+        let message = voting_invite(&task, &spec, &custom_data);
+        let sends = spec.voting_options_map.keys().map(|addr| self.ports.publisher.publish(addr, &message));
+        let failures: Vec<String> = join_all(sends).await.into_iter().filter_map(|r| r.err().map(|e| e.to_string())).collect();
+        if failures.is_empty() {
+            Ok(spec.voting_options_map.len())
+        } else {
+            Err(failures.join("; "))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Vote intake (§3.3, §1.2 steps 4–5): the checks in order, idempotent retries, the PQT,
+//! one vote per subject enforced by the store, then the trigger, counted with this vote.
+
+use super::truthy;
+use crate::error::VotingError;
+use crate::repo::Claim;
+use crate::service::Voting;
+use agora_store::StoreError;
+use agora_voting_schema::{parse_vote_request, status, Hook, HookInput, SocialTaskCoreData, Vote};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The answer to an accepted vote: `{"status": "accepted", "qualified": ...}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VoteAccepted {
+    pub qualified: bool,
+}
+
+fn rejected(make: fn(String) -> VotingError, message: &str) -> VotingError {
+    make(format!("Vote rejected: {message}"))
+}
+
+const ALREADY_VOTED: &str = "Vote already submitted for this task.";
+
+impl Voting {
+    /// Takes one vote request body through §3.3.
+    pub async fn submit_vote(&self, body: &Value) -> Result<VoteAccepted, VotingError> {
+        let mut vote = parse_vote_request(body).map_err(|e| rejected(VotingError::Invalid, &e.to_string()))?;
+        let task_id = vote.social_task_id.clone();
+        let task = self.repo.task(&task_id).await?.ok_or_else(|| rejected(VotingError::NotFound, "Invalid social_task_id."))?;
+        match task.status() {
+            Some(status::STARTED) => {}
+            Some(status::COMPLETE) => return Err(rejected(VotingError::Conflict, "Voting task is complete.")),
+            _ => return Err(rejected(VotingError::Conflict, "Voting task is not active yet.")),
+        }
+        if task.is_private() && !task.org_ids.contains(&vote.submitter_subject_id) {
+            return Err(rejected(VotingError::Forbidden, "You are not authorized to vote in this private task."));
+        }
+        if let Some(answer) = self.already_stored(&vote).await? {
+            // A retry after a failed evaluation request (or a failed count) must be able to
+            // request it again: counted exactly, from the stored votes.
+            if answer.qualified {
+                self.trigger_if_ready(&task, None).await?;
+            }
+            return Ok(answer);
+        }
+
+        vote.qualified = self.pre_qualify(&task, &vote).await?;
+        vote.submission_time = self.ports.clock.now();
+        match self.repo.insert_vote(&vote).await {
+            Ok(()) => {}
+            // Lost a race with a concurrent request: answer as if it had been stored first.
+            Err(StoreError::Duplicate { .. }) => {
+                return self.already_stored(&vote).await?.ok_or_else(|| rejected(VotingError::Conflict, ALREADY_VOTED));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
+        if task.enable_live_streaming {
+            self.ports.changes.task_changed(&task_id).await;
+        }
+        if vote.qualified {
+            let counted = match self.repo.count_qualified_vote(&task_id).await {
+                Ok(n) => Some(u64::try_from(n).unwrap_or(0)),
+                Err(e) => {
+                    tracing::warn!(social_task_id = %task_id, error = %e, "qualified-vote counter not raised; counting the stored votes");
+                    None
+                }
+            };
+            self.trigger_if_ready(&task, counted).await?;
+        }
+        Ok(VoteAccepted { qualified: vote.qualified })
+    }
+
+    /// A vote already on file for this request: the same vote retried (answered with its stored
+    /// verdict), another vote under this `vote_id`, or an earlier vote by this subject.
+    async fn already_stored(&self, vote: &Vote) -> Result<Option<VoteAccepted>, VotingError> {
+        if let Some(stored) = self.repo.vote(&vote.vote_id).await? {
+            let same = stored.social_task_id == vote.social_task_id
+                && stored.submitter_subject_id == vote.submitter_subject_id
+                && stored.vote_data == vote.vote_data;
+            return if same {
+                Ok(Some(VoteAccepted { qualified: stored.qualified }))
+            } else {
+                Err(rejected(VotingError::Conflict, &format!("vote_id {} is already used by another vote.", vote.vote_id)))
+            };
+        }
+        if self.repo.vote_by_subject(&vote.social_task_id, &vote.submitter_subject_id).await?.is_some() {
+            return Err(rejected(VotingError::Conflict, ALREADY_VOTED));
+        }
+        Ok(None)
+    }
+
+    /// The PQT verdict: `bool(output["qualified"])`; any hook error disqualifies (§3.3).
+    async fn pre_qualify(&self, task: &SocialTaskCoreData, vote: &Vote) -> Result<bool, VotingError> {
+        let id = &task.social_task_id;
+        let specs = self.task_specs(id).await?;
+        let (subject_spec, evaluation) = (&specs.0, &specs.1);
+        let input = HookInput::pqt(task, subject_spec, evaluation, &vote.vote_data, &vote.submitter_subject_id);
+        let spec = &evaluation.voting_pqt;
+        let result =
+            if spec.is_empty() { Err(crate::ports::HookError::NotConfigured) } else { self.ports.hooks.run(Hook::Pqt, spec, &input).await };
+        Ok(match result {
+            Ok(out) => {
+                let qualified = out.get("qualified").is_some_and(truthy);
+                if !qualified {
+                    let reason = out.get("reason").cloned().unwrap_or(Value::Null);
+                    tracing::info!(social_task_id = %id, vote_id = %vote.vote_id, %reason, "vote disqualified by the PQT");
+                }
+                qualified
+            }
+            Err(e) => {
+                tracing::warn!(social_task_id = %id, vote_id = %vote.vote_id, hook = "voting_pqt", error = %e, "PQT failed; vote disqualified");
+                false
+            }
+        })
+    }
+
+    /// §1.3: when the trigger holds (counting the vote just stored), queue one evaluation.
+    /// `counted` is the task's qualified-vote counter as this vote raised it; `None` counts the
+    /// stored votes instead (a retry, or a counter that could not be raised).
+    async fn trigger_if_ready(&self, task: &SocialTaskCoreData, counted: Option<u64>) -> Result<(), VotingError> {
+        let id = &task.social_task_id;
+        let Some(needed) = trigger_threshold(task) else { return Ok(()) };
+        let holds = match counted {
+            Some(n) => n >= needed,
+            None => {
+                let voters =
+                    task.is_private().then(|| task.org_ids.iter().collect::<BTreeSet<_>>().into_iter().cloned().collect::<Vec<_>>());
+                self.repo.count_qualified(id, voters.as_deref(), needed).await? >= needed
+            }
+        };
+        let claim_key = format!("trigger:{id}");
+        // Reading the claim first spares votes arriving after the trigger a failed write each.
+        if !holds
+            || self.repo.has_claim(&claim_key).await?
+            || self.repo.claim(&claim_key, self.ports.clock.now(), None).await? == Claim::Held
+        {
+            return Ok(());
+        }
+        if let Err(e) = self.ports.queue.request_evaluation(id).await {
+            tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote retries");
+            self.repo.release(&claim_key).await?;
+            return Err(VotingError::Internal(e.to_string()));
+        }
+        tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
+        Ok(())
+    }
+}
+
+/// How many qualified votes make the trigger hold (§1.3): every distinct voter of a private task
+/// (only they can vote, once each), `duration` (default 5) of a public one; `None` never.
+fn trigger_threshold(task: &SocialTaskCoreData) -> Option<u64> {
+    if task.is_private() {
+        let voters = task.org_ids.iter().collect::<BTreeSet<_>>().len() as u64;
+        (voters > 0).then_some(voters)
+    } else if task.is_public() {
+        Some(task.trigger_count().max(1) as u64)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,71 @@
+//! The live stream of §3.5, for both front doors: the client protocol ([`protocol`]), and the
+//! stream served through a connection gateway with its state in the store ([`streams`], the AWS
+//! shape). The local server holds its WebSocket connections itself and uses [`protocol`] and
+//! [`Voting::live_update`] only.
+
+pub mod protocol;
+pub mod streams;
+
+pub use protocol::{LiveRequest, LiveUpdate};
+pub use streams::{LiveStreams, Refreshed, Subscribed, Subscription};
+
+use crate::error::VotingError;
+use crate::service::Voting;
+use serde::{Deserialize, Serialize};
+
+/// A message on the live queue: `{"changed": {"social_task_id": ...}}` or
+/// `{"refresh": {"connection_id": ..., "token": ..., "seq": n}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum LiveMessage {
+    /// The task changed: push an update to its subscriptions now.
+    Changed { social_task_id: String },
+    /// A subscription's refresh is due.
+    Refresh { connection_id: String, token: String, seq: u64 },
+}
+
+impl LiveMessage {
+    pub fn to_body(&self) -> String {
+        serde_json::to_string(self).expect("live messages serialize")
+    }
+
+    /// Reads a message body. Err: why it is not a live message.
+    pub fn parse(body: &str) -> Result<Self, String> {
+        serde_json::from_str(body).map_err(|e| format!("not a live-stream message ({e}): {}", body.chars().take(200).collect::<String>()))
+    }
+}
+
+impl Voting {
+    /// The update a task's live streams get now: its full bundle, and whether it is complete.
+    pub async fn live_update(&self, social_task_id: &str) -> Result<LiveUpdate, VotingError> {
+        let (bundle, status) = self.full_task_bundle_and_status(social_task_id).await?;
+        Ok(LiveUpdate {
+            message: protocol::update_message(&bundle),
+            complete: status.as_deref() == Some(agora_voting_schema::status::COMPLETE),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip() {
+        let changed = LiveMessage::Changed { social_task_id: "task_1".into() };
+        assert_eq!(changed.to_body(), r#"{"changed":{"social_task_id":"task_1"}}"#);
+        let refresh = LiveMessage::Refresh { connection_id: "c=".into(), token: "t".into(), seq: 3 };
+        assert_eq!(refresh.to_body(), r#"{"refresh":{"connection_id":"c=","token":"t","seq":3}}"#);
+        for m in [changed, refresh] {
+            assert_eq!(LiveMessage::parse(&m.to_body()), Ok(m));
+        }
+    }
+
+    #[test]
+    fn other_bodies_are_refused_with_the_reason() {
+        for body in ["", "{}", r#"{"changed": {}}"#, r#"{"refresh": {"connection_id": "c"}}"#, r#"{"social_task_id": "t"}"#] {
+            let err = LiveMessage::parse(body).expect_err(body);
+            assert!(err.starts_with("not a live-stream message"), "{err}");
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The live stream served through a connection gateway (API Gateway WebSocket in AWS), where no
+//! process holds a connection open: each connection's subscription is a document, each refresh
+//! a delayed message on the live queue, each change of a task a message that pushes one update
+//! to every subscription of that task.
+//!
+//! A refresh message carries the subscription's `token` (new on every subscribe, so a client
+//! that subscribes again ends its earlier chain) and `seq`; handling it first moves the stored
+//! `seq` on with a conditional write, so a message the queue delivers twice is handled once and
+//! every connection has exactly one refresh chain.
+
+use super::protocol::{error_message, parse_request, LiveUpdate, BAD_REQUEST, NOT_ENABLED};
+use super::LiveMessage;
+use crate::error::VotingError;
+use crate::ports::{ConnectionGateway, GatewayError, LiveQueue};
+use crate::service::Voting;
+use crate::storage::LIVE_SUBSCRIPTIONS;
+use agora_filter::Filter;
+use agora_store::{to_json, StoreError};
+use agora_voting_schema::time::format_datetime;
+use chrono::{DateTime, Utc};
+use futures::future::join_all;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a subscription lives: API Gateway closes a WebSocket connection after two hours,
+/// and a subscription whose `$disconnect` was lost is dropped by its next refresh after that.
+pub const SUBSCRIPTION_LIFETIME: chrono::Duration = chrono::Duration::hours(2);
+
+/// A connection's subscription, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Subscription {
+    pub connection_id: String,
+    pub social_task_id: String,
+    /// Seconds.
+    pub refresh_interval: f64,
+    pub token: String,
+    pub seq: u64,
+    pub subscribed_at: String,
+    pub expires_at: String,
+}
+
+/// What a client's message led to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subscribed {
+    /// The first update was sent and refreshes are scheduled.
+    Streaming,
+    /// The task was already complete: its final update was sent and the connection closed.
+    Finished,
+    /// The request was refused with this error message, and the connection closed.
+    Refused(&'static str),
+    /// The client left before its first update.
+    Gone,
+}
+
+/// What a refresh message led to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refreshed {
+    /// Update sent, next refresh scheduled.
+    Sent,
+    /// The subscription is gone, replaced, or this message was handled before.
+    Stale,
+    /// The client left, the task completed, or the subscription expired: it is removed.
+    Ended,
+}
+
+/// The live stream over a [`ConnectionGateway`] and a [`LiveQueue`].
+#[derive(Clone)]
+pub struct LiveStreams {
+    voting: Arc<Voting>,
+    gateway: Arc<dyn ConnectionGateway>,
+    queue: Arc<dyn LiveQueue>,
+}
+
+impl LiveStreams {
+    pub fn new(voting: Arc<Voting>, gateway: Arc<dyn ConnectionGateway>, queue: Arc<dyn LiveQueue>) -> Self {
+        Self { voting, gateway, queue }
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.voting.ports.clock.now()
+    }
+
+    /// A message from a client: a request of §3.5. A later request on the same connection
+    /// replaces the earlier one.
+    pub async fn subscribe(&self, connection_id: &str, text: &str) -> Result<Subscribed, VotingError> {
+        let Some(request) = parse_request(text) else { return self.refuse(connection_id, BAD_REQUEST).await };
+        let id = &request.social_task_id;
+        if !self.voting.is_live_streaming_enabled(id).await.or_else(not_found_is_false)? {
+            return self.refuse(connection_id, NOT_ENABLED).await;
+        }
+        let now = self.now();
+        let sub = Subscription {
+            connection_id: connection_id.to_owned(),
+            social_task_id: id.clone(),
+            refresh_interval: request.refresh_interval.as_secs_f64(),
+            token: uuid::Uuid::new_v4().simple().to_string(),
+            seq: 0,
+            subscribed_at: format_datetime(&now),
+            expires_at: format_datetime(&(now + SUBSCRIPTION_LIFETIME)),
+        };
+        self.store_subscription(&sub).await?;
+        let update = self.voting.live_update(id).await?;
+        if !self.deliver(&sub.connection_id, &update).await? {
+            return Ok(if update.complete { Subscribed::Finished } else { Subscribed::Gone });
+        }
+        let next = LiveMessage::Refresh { connection_id: sub.connection_id.clone(), token: sub.token.clone(), seq: 0 };
+        self.queue.send_later(&next, request.refresh_interval).await.map_err(|e| VotingError::Internal(e.to_string()))?;
+        tracing::info!(connection_id, social_task_id = %id, refresh_interval = sub.refresh_interval, "live stream subscribed");
+        Ok(Subscribed::Streaming)
+    }
+
+    /// The client left.
+    pub async fn disconnect(&self, connection_id: &str) -> Result<(), VotingError> {
+        self.forget(connection_id).await
+    }
+
+    /// Pushes one update to every subscription of the task. Returns how many were sent.
+    pub async fn push_change(&self, social_task_id: &str) -> Result<usize, VotingError> {
+        let filter = Filter::must(json!({ "social_task_id": social_task_id }));
+        let subs = self.voting.repo.store().find(LIVE_SUBSCRIPTIONS, &filter).await?;
+        if subs.is_empty() {
+            return Ok(0);
+        }
+        let update = self.voting.live_update(social_task_id).await?;
+        let subs: Vec<Subscription> = crate::repo::decode_all(&subs)?;
+        let sent = join_all(subs.iter().map(|s| self.deliver(&s.connection_id, &update))).await;
+        let mut delivered = 0;
+        for (sub, result) in subs.iter().zip(sent) {
+            match result {
+                Ok(true) => delivered += 1,
+                Ok(false) => {}
+                Err(e) => tracing::warn!(connection_id = %sub.connection_id, error = %e, "live update not pushed"),
+            }
+        }
+        tracing::debug!(social_task_id, subscriptions = subs.len(), delivered, complete = update.complete, "live change pushed");
+        Ok(delivered)
+    }
+
+    /// A refresh message: sends the subscription's update and schedules the next refresh.
+    pub async fn refresh(&self, connection_id: &str, token: &str, seq: u64) -> Result<Refreshed, VotingError> {
+        let store = self.voting.repo.store();
+        let Some(doc) = store.get(LIVE_SUBSCRIPTIONS, connection_id).await? else { return Ok(Refreshed::Stale) };
+        let sub: Subscription = serde_json::from_str(doc.get())?;
+        let mine = |seq: u64| Filter::must(json!({ "token": token, "seq": seq }));
+        if sub.token != token || !store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq), &to_json(&json!({ "seq": seq + 1 }))).await? {
+            return Ok(Refreshed::Stale);
+        }
+        if sub.expires_at.as_str() <= format_datetime(&self.now()).as_str() {
+            tracing::info!(connection_id, "live stream subscription expired");
+            self.close(connection_id).await;
+            self.forget(connection_id).await?;
+            return Ok(Refreshed::Ended);
+        }
+        let update = self.voting.live_update(&sub.social_task_id).await?;
+        if !self.deliver(connection_id, &update).await.unwrap_or_else(|e| {
+            // The connection may still be there: keep refreshing it.
+            tracing::warn!(connection_id, error = %e, "live refresh not sent");
+            true
+        }) {
+            return Ok(Refreshed::Ended);
+        }
+        let next = LiveMessage::Refresh { connection_id: connection_id.to_owned(), token: token.to_owned(), seq: seq + 1 };
+        let every = Duration::from_secs_f64(sub.refresh_interval);
+        if let Err(e) = self.queue.send_later(&next, every).await {
+            // Give this message's turn back, so that its redelivery can schedule the chain again.
+            store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq + 1), &to_json(&json!({ "seq": seq }))).await?;
+            return Err(VotingError::Internal(e.to_string()));
+        }
+        Ok(Refreshed::Sent)
+    }
+
+    /// Sends `update`; on the final update also closes the connection. Returns whether the
+    /// connection stays subscribed: `false` once it is gone or closed (its subscription is
+    /// then removed).
+    async fn deliver(&self, connection_id: &str, update: &LiveUpdate) -> Result<bool, VotingError> {
+        match self.gateway.send(connection_id, &update.message).await {
+            Ok(()) if update.complete => {
+                self.close(connection_id).await;
+                self.forget(connection_id).await?;
+                Ok(false)
+            }
+            Ok(()) => Ok(true),
+            Err(GatewayError::Gone(_)) => {
+                self.forget(connection_id).await?;
+                Ok(false)
+            }
+            Err(e) => Err(VotingError::Internal(e.to_string())),
+        }
+    }
+
+    async fn refuse(&self, connection_id: &str, message: &'static str) -> Result<Subscribed, VotingError> {
+        match self.gateway.send(connection_id, &error_message(message)).await {
+            Ok(()) | Err(GatewayError::Gone(_)) => {}
+            Err(e) => tracing::warn!(connection_id, error = %e, "live-stream refusal not sent"),
+        }
+        self.close(connection_id).await;
+        // A refused request also ends an earlier subscription of this connection.
+        self.forget(connection_id).await?;
+        Ok(Subscribed::Refused(message))
+    }
+
+    /// Closes a connection; one already gone is closed.
+    async fn close(&self, connection_id: &str) {
+        match self.gateway.close(connection_id).await {
+            Ok(()) | Err(GatewayError::Gone(_)) => {}
+            Err(e) => tracing::warn!(connection_id, error = %e, "live-stream connection not closed"),
+        }
+    }
+
+    async fn forget(&self, connection_id: &str) -> Result<(), VotingError> {
+        self.voting.repo.store().delete(LIVE_SUBSCRIPTIONS, connection_id, &Filter::all()).await?;
+        Ok(())
+    }
+
+    /// Stores `sub`, replacing the connection's earlier subscription.
+    async fn store_subscription(&self, sub: &Subscription) -> Result<(), VotingError> {
+        let store = self.voting.repo.store();
+        let doc = to_json(sub);
+        let mut fields = serde_json::to_value(sub)?;
+        fields.as_object_mut().map(|f| f.remove("connection_id"));
+        let fields = to_json(&fields);
+        for _ in 0..3 {
+            if store.update(LIVE_SUBSCRIPTIONS, &sub.connection_id, &Filter::all(), &fields).await? {
+                return Ok(());
+            }
+            match store.insert(vec![(LIVE_SUBSCRIPTIONS, doc.clone())]).await {
+                Ok(()) => return Ok(()),
+                // A request on the same connection stored one meanwhile: replace it.
+                Err(StoreError::Duplicate { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(VotingError::Internal(format!("subscription of {} could not be stored", sub.connection_id)))
+    }
+}
+
+fn not_found_is_false(e: VotingError) -> Result<bool, VotingError> {
+    match e {
+        VotingError::NotFound(_) => Ok(false),
+        e => Err(e),
+    }
+}

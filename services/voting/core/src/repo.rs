@@ -1,0 +1,176 @@
+//! Typed access to the voting database over the generic [`DocumentStore`]: one place that
+//! knows the collection names, the filters the flows use and how documents decode.
+
+use crate::error::VotingError;
+use crate::storage::CLAIMS;
+use agora_filter::Filter;
+use agora_store::{to_json, DocumentStore, Json, StoreError};
+use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
+use agora_voting_schema::time::format_datetime;
+use agora_voting_schema::{Entity, SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData, TaskBundle, Vote};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use std::sync::Arc;
+
+/// What a claim attempt found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// This caller holds the claim now.
+    Won,
+    /// Someone else holds it.
+    Held,
+}
+
+#[derive(Clone)]
+pub struct Repo {
+    store: Arc<dyn DocumentStore>,
+}
+
+fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, VotingError> {
+    Ok(serde_json::from_str(doc.get())?)
+}
+
+impl Repo {
+    pub fn new(store: Arc<dyn DocumentStore>) -> Self {
+        Self { store }
+    }
+
+    pub fn store(&self) -> &Arc<dyn DocumentStore> {
+        &self.store
+    }
+
+    /// Stores a task's three documents together (§1.2 step 1).
+    pub async fn insert_bundle(&self, b: &TaskBundle) -> Result<(), StoreError> {
+        self.store
+            .insert(vec![
+                (TASKS, to_json(&b.task)),
+                (SUBJECT_SPECS, to_json(&b.subject_spec)),
+                (EVALUATION_INPUTS, to_json(&b.evaluation_input)),
+            ])
+            .await
+    }
+
+    pub async fn task_raw(&self, id: &str) -> Result<Option<Json>, VotingError> {
+        Ok(self.store.get(TASKS, id).await?)
+    }
+
+    pub async fn task(&self, id: &str) -> Result<Option<SocialTaskCoreData>, VotingError> {
+        self.task_raw(id).await?.map(|d| decode(&d)).transpose()
+    }
+
+    pub async fn subject_spec(&self, id: &str) -> Result<SocialChoiceSubjectSpecInput, VotingError> {
+        let doc = self.store.get(SUBJECT_SPECS, id).await?;
+        let doc = doc.ok_or_else(|| VotingError::Internal(format!("task {id} has no subject spec")))?;
+        decode(&doc)
+    }
+
+    pub async fn evaluation_input(&self, id: &str) -> Result<SocialChoiceEvaluationInput, VotingError> {
+        let doc = self.store.get(EVALUATION_INPUTS, id).await?;
+        let doc = doc.ok_or_else(|| VotingError::Internal(format!("task {id} has no evaluation input")))?;
+        decode(&doc)
+    }
+
+    /// Tasks due to start at `now` (§1.2 step 2).
+    pub async fn due_tasks(&self, now: DateTime<Utc>) -> Result<Vec<SocialTaskCoreData>, VotingError> {
+        let filter = Filter::must(json!({"status": "scheduled", "scheduled_time": {"$lte": format_datetime(&now)}}));
+        let docs = self.store.find(TASKS, &filter).await?;
+        docs.iter().map(decode).collect()
+    }
+
+    /// Moves a task from `from` to `to` with a conditional write; false when it was not in `from`.
+    pub async fn change_status(&self, id: &str, from: &str, to: &str) -> Result<bool, VotingError> {
+        let cond = Filter::must(json!({"status": from}));
+        Ok(self.store.update(TASKS, id, &cond, &to_json(&json!({"status": to}))).await?)
+    }
+
+    /// Writes the report and completes the task in one conditional write (only a `started` task).
+    pub async fn complete<R: serde::Serialize>(&self, id: &str, report: &R) -> Result<bool, VotingError> {
+        // Serialized once, straight into the update: a report may hold a million votes.
+        #[derive(serde::Serialize)]
+        struct Completion<'a, R> {
+            report_json: &'a R,
+            status: &'static str,
+        }
+        let set = to_json(&Completion { report_json: report, status: agora_voting_schema::status::COMPLETE });
+        let cond = Filter::must(json!({"status": agora_voting_schema::status::STARTED}));
+        Ok(self.store.update(TASKS, id, &cond, &set).await?)
+    }
+
+    pub async fn vote(&self, vote_id: &str) -> Result<Option<Vote>, VotingError> {
+        self.store.get(VOTES, vote_id).await?.map(|d| decode(&d)).transpose()
+    }
+
+    pub async fn vote_by_subject(&self, task_id: &str, subject: &str) -> Result<Option<Vote>, VotingError> {
+        let filter = Filter::must(json!({"social_task_id": task_id, "submitter_subject_id": subject}));
+        let docs = self.store.find(VOTES, &filter).await?;
+        docs.first().map(decode).transpose()
+    }
+
+    pub async fn insert_vote(&self, vote: &Vote) -> Result<(), StoreError> {
+        self.store.insert(vec![(VOTES, to_json(vote))]).await
+    }
+
+    /// The qualified votes of a task, as stored (§1.2 step 6).
+    pub async fn qualified_votes_raw(&self, task_id: &str) -> Result<Vec<Json>, VotingError> {
+        let filter = Filter::must(json!({"social_task_id": task_id, "qualified": true}));
+        Ok(self.store.find(VOTES, &filter).await?)
+    }
+
+    /// Every vote of a task, qualified or not.
+    pub async fn all_votes_raw(&self, task_id: &str) -> Result<Vec<Json>, VotingError> {
+        Ok(self.store.find(VOTES, &Filter::must(json!({"social_task_id": task_id}))).await?)
+    }
+
+    /// Qualified votes of a task, counting no further than `limit`; restricted to `subjects`
+    /// when given.
+    pub async fn count_qualified(&self, task_id: &str, subjects: Option<&[String]>, limit: u64) -> Result<u64, VotingError> {
+        let mut filter = json!({"social_task_id": task_id, "qualified": true});
+        if let Some(s) = subjects {
+            filter["submitter_subject_id"] = json!({"$in": s});
+        }
+        Ok(self.store.count(VOTES, &Filter::must(filter), Some(limit)).await?)
+    }
+
+    /// Raises the count of a task's stored qualified votes by one; returns the new count.
+    pub async fn count_qualified_vote(&self, task_id: &str) -> Result<i64, VotingError> {
+        Ok(self.store.increment(&format!("qualified:{task_id}"), 1).await?)
+    }
+
+    /// Takes the claim `key`: inserts it, or takes it over when its lease (if any) has expired.
+    /// `lease = None` makes a claim that never expires.
+    pub async fn claim(&self, key: &str, now: DateTime<Utc>, lease: Option<chrono::Duration>) -> Result<Claim, VotingError> {
+        let expires_at = lease.map(|l| format_datetime(&(now + l)));
+        let doc = json!({"claim_id": key, "claimed_at": format_datetime(&now), "expires_at": expires_at});
+        match self.store.insert(vec![(CLAIMS, to_json(&doc))]).await {
+            Ok(()) => Ok(Claim::Won),
+            Err(StoreError::Duplicate { .. }) => {
+                // Expired leases can be taken over; a claim without a lease (null) never expires.
+                let cond = Filter::must(json!({"expires_at": {"$lt": format_datetime(&now)}}));
+                let taken = self.store.update(CLAIMS, key, &cond, &to_json(&doc)).await?;
+                Ok(if taken { Claim::Won } else { Claim::Held })
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Gives a claim back so that a later attempt can take it.
+    pub async fn release(&self, key: &str) -> Result<(), VotingError> {
+        self.store.delete(CLAIMS, key, &Filter::all()).await?;
+        Ok(())
+    }
+
+    pub async fn has_claim(&self, key: &str) -> Result<bool, VotingError> {
+        Ok(self.store.get(CLAIMS, key).await?.is_some())
+    }
+}
+
+/// Decodes typed entities from stored documents.
+pub fn decode_all<T: DeserializeOwned + Send>(docs: &[Json]) -> Result<Vec<T>, VotingError> {
+    docs.iter().map(decode).collect()
+}
+
+/// Re-exported so flows need not name the trait to call `to_dict`.
+pub fn dict<E: Entity>(e: &E) -> serde_json::Value {
+    e.to_dict()
+}

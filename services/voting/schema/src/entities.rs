@@ -1,0 +1,152 @@
+//! The four voting entities of §2, stored as-is: `to_dict()` is their serde serialization (unset
+//! optional fields absent, datetimes as naive UTC ISO-8601) and `from_dict()` their
+//! deserialization (datetimes in any accepted form).
+
+use agora_schema::time::{iso, iso_opt};
+use agora_schema::{Entity, FunctionSpec};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+/// Collection names of `voting_db` (§2.7).
+pub mod collections {
+    pub const TASKS: &str = "social_task_core_data";
+    pub const SUBJECT_SPECS: &str = "social_choice_subject_spec";
+    pub const EVALUATION_INPUTS: &str = "social_choice_evaluation_input";
+    pub const VOTES: &str = "votes";
+    /// The four collections the query routes may read, in the spec's order.
+    pub const ALL: [&str; 4] = [TASKS, SUBJECT_SPECS, EVALUATION_INPUTS, VOTES];
+}
+
+/// Task statuses (§1.4).
+pub mod status {
+    pub const SCHEDULED: &str = "scheduled";
+    pub const STARTED: &str = "started";
+    pub const COMPLETE: &str = "complete";
+}
+
+/// Access types (§1.3).
+pub mod access {
+    pub const PRIVATE: &str = "private";
+    pub const PUBLIC: &str = "public";
+}
+
+/// Qualified votes that trigger a public task when `duration` is absent.
+pub const DEFAULT_DURATION: i64 = 5;
+
+/// §2.1: the task itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SocialTaskCoreData {
+    pub social_task_id: String,
+    pub created_by_subject_id: String,
+    pub created_by_subject_data: Map<String, Value>,
+    pub org_ids: Vec<String>,
+    pub social_task_access_type: String,
+    pub goal_data: Map<String, Value>,
+    pub social_tasks_topics: Vec<String>,
+    pub social_task_properties: Map<String, Value>,
+    #[serde(with = "iso")]
+    pub creation_time: DateTime<Utc>,
+    #[serde(with = "iso_opt", default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_time: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub report_json: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub enable_live_streaming: bool,
+}
+
+/// Reads `null` as the field's default, as an absent key is read: an unset field is never
+/// stored as null (§2.1), so a null is an unset field.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+impl Entity for SocialTaskCoreData {}
+
+impl SocialTaskCoreData {
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+    pub fn is_private(&self) -> bool {
+        self.social_task_access_type == access::PRIVATE
+    }
+    pub fn is_public(&self) -> bool {
+        self.social_task_access_type == access::PUBLIC
+    }
+    /// Qualified votes that trigger a public task.
+    pub fn trigger_count(&self) -> i64 {
+        self.duration.unwrap_or(DEFAULT_DURATION)
+    }
+}
+
+/// §2.2: what voters see.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SocialChoiceSubjectSpecInput {
+    pub social_task_id: String,
+    pub topic_title: String,
+    pub topic_description: String,
+    pub voting_options_map: Map<String, Value>,
+    pub voting_option_metadata_map: Map<String, Value>,
+    pub supported_protocols: Vec<String>,
+    pub voting_message_request_creator: FunctionSpec,
+}
+
+impl Entity for SocialChoiceSubjectSpecInput {}
+
+/// §2.3: how votes are qualified and counted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SocialChoiceEvaluationInput {
+    pub social_task_id: String,
+    pub constraints_entry_id: String,
+    pub constraints_entry_id_1: String,
+    pub voting_pqt: FunctionSpec,
+    pub choice_evaluation: FunctionSpec,
+    pub tie_breaker: FunctionSpec,
+    pub post_awarding: FunctionSpec,
+}
+
+impl Entity for SocialChoiceEvaluationInput {}
+
+/// §2.4: one subject's vote on one task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Vote {
+    pub vote_id: String,
+    pub social_task_id: String,
+    pub submitter_subject_id: String,
+    pub vote_data: Value,
+    #[serde(with = "iso")]
+    pub submission_time: DateTime<Utc>,
+    pub qualified: bool,
+}
+
+impl Entity for Vote {}
+
+/// The three documents of one task, stored together or not at all (§1.2 step 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskBundle {
+    pub task: SocialTaskCoreData,
+    pub subject_spec: SocialChoiceSubjectSpecInput,
+    pub evaluation_input: SocialChoiceEvaluationInput,
+}
+
+impl TaskBundle {
+    /// `{"social_task": ..., "subject_spec": ..., "evaluation_spec": ...}` with the stored field
+    /// names, as `POST /parse-social-choice-task` answers.
+    pub fn to_parsed_dict(&self) -> Value {
+        serde_json::json!({
+            "social_task": self.task.to_dict(),
+            "subject_spec": self.subject_spec.to_dict(),
+            "evaluation_spec": self.evaluation_input.to_dict(),
+        })
+    }
+}
