@@ -1,6 +1,6 @@
 """The policy-runner Lambda: runs one `AIOSv1PolicyRule` call for the DSL executor in AWS.
 
-The event is the local runner's request without its id (see shared/hooks/python/policy_runner.py):
+The event is the local runner's request without its id (see shared/hooks-remote/python/policy_runner.py):
 
     {"op": "eval", "key": "...", "load": {"code_path", "rule_id", "settings", "parameters"},
      "parameters": {...}, "input": {...}, "context": {...}}
@@ -17,7 +17,7 @@ import os
 
 os.environ.setdefault("AGORA_POLICY_CACHE_DIR", "/tmp/agora-policy-cache")
 
-import policy_runner  # noqa: E402 - shipped beside this file (shared/hooks/python/policy_runner.py)
+import policy_runner  # noqa: E402 - shipped beside this file (shared/hooks-remote/python/policy_runner.py)
 
 RUNTIME = policy_runner.Runtime(policy_runner.default_cache_dir())
 

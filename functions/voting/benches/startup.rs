@@ -3,7 +3,7 @@
 //! spawn the binary, hand it one event, stop the clock when its response arrives.
 //! Prints the median of several runs per function (target: under 30 ms locally).
 //!
-//! `cargo bench -p agora-functions --bench startup` (env: STARTUP_RUNS, STARTUP_STORE=embedded|mongodb,
+//! `cargo bench -p agora-voting-functions --bench startup` (env: STARTUP_RUNS, STARTUP_STORE=embedded|mongodb,
 //! STARTUP_BIN_DIR: measure the binaries `cargo lambda build` wrote, `<dir>/<function>/bootstrap`,
 //! instead of the ones this bench was built with; those are built without the embedded store,
 //! so measure them with STARTUP_STORE=mongodb).
@@ -70,14 +70,14 @@ fn apigw(method: &str, path: &str, body: Option<&str>) -> Value {
 
 fn events() -> Vec<(&'static str, String, Value)> {
     let built = [
-        env!("CARGO_BIN_EXE_create-task"),
-        env!("CARGO_BIN_EXE_parse-task"),
-        env!("CARGO_BIN_EXE_submit-vote"),
-        env!("CARGO_BIN_EXE_queries"),
-        env!("CARGO_BIN_EXE_start-tasks"),
-        env!("CARGO_BIN_EXE_evaluate-task"),
-        env!("CARGO_BIN_EXE_live-stream"),
-        env!("CARGO_BIN_EXE_live-push"),
+        env!("CARGO_BIN_EXE_voting-create-task"),
+        env!("CARGO_BIN_EXE_voting-parse-task"),
+        env!("CARGO_BIN_EXE_voting-submit-vote"),
+        env!("CARGO_BIN_EXE_voting-queries"),
+        env!("CARGO_BIN_EXE_voting-start-tasks"),
+        env!("CARGO_BIN_EXE_voting-evaluate-task"),
+        env!("CARGO_BIN_EXE_voting-live-stream"),
+        env!("CARGO_BIN_EXE_voting-live-push"),
     ];
     let dir = std::env::var("STARTUP_BIN_DIR").ok();
     events_for()
@@ -92,18 +92,18 @@ fn events() -> Vec<(&'static str, String, Value)> {
 
 fn events_for() -> Vec<(&'static str, Value)> {
     vec![
-        ("create-task", apigw("POST", "/submit-social-choice-task", Some("{}"))),
-        ("parse-task", apigw("POST", "/parse-social-choice-task", Some("{}"))),
-        ("submit-vote", apigw("POST", "/submit-vote", Some("{}"))),
-        ("queries", apigw("GET", "/get-status/task_00000000", None)),
-        ("start-tasks", json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}})),
-        ("evaluate-task", json!({"Records": []})),
+        ("voting-create-task", apigw("POST", "/submit-social-choice-task", Some("{}"))),
+        ("voting-parse-task", apigw("POST", "/parse-social-choice-task", Some("{}"))),
+        ("voting-submit-vote", apigw("POST", "/submit-vote", Some("{}"))),
+        ("voting-queries", apigw("GET", "/get-status/task_00000000", None)),
+        ("voting-start-tasks", json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}})),
+        ("voting-evaluate-task", json!({"Records": []})),
         (
-            "live-stream",
+            "voting-live-stream",
             json!({"requestContext": {"routeKey": "$connect", "eventType": "CONNECT", "connectionId": "bench=", "connectedAt": 0,
                 "requestTimeEpoch": 0, "identity": {"sourceIp": "127.0.0.1"}}, "isBase64Encoded": false}),
         ),
-        ("live-push", json!({"Records": []})),
+        ("voting-live-push", json!({"Records": []})),
     ]
 }
 

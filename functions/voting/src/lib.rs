@@ -1,32 +1,22 @@
-//! The Lambda functions: one binary per flow, each `main` only wiring. The handlers are the
-//! shared router (HTTP flows) and thin adapters from Lambda events to the core flows.
+//! Voting's Lambda functions: one binary per flow (`voting-<flow>`), each `main` only wiring.
+//! The handlers are voting's router (HTTP flows), the platform's SQS consumer with voting's
+//! evaluation work, and thin adapters from Lambda events to the core flows.
 
-pub mod evaluate;
 pub mod live;
 pub mod start;
 pub mod wiring;
 
 use agora_voting_api::Flow;
-use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse};
+use wiring::Function;
 
 /// Serves one HTTP flow's routes through API Gateway: the same router the local server serves.
-pub async fn serve_http(flow: Flow) -> Result<(), lambda_http::Error> {
-    wiring::init_tracing();
-    let voting = wiring::voting_from_env().await?;
-    lambda_http::run(agora_voting_api::flow_router(voting, flow)).await
-}
-
-/// The answer to an SQS batch: the message ids SQS must deliver again (each alone), none when
-/// the whole batch is done.
-pub fn batch_response(failed: impl IntoIterator<Item = String>) -> SqsBatchResponse {
-    let mut response = SqsBatchResponse::default();
-    response.batch_item_failures = failed
-        .into_iter()
-        .map(|id| {
-            let mut failure = BatchItemFailure::default();
-            failure.item_identifier = id;
-            failure
-        })
-        .collect();
-    response
+pub async fn serve_http(flow: Flow) -> Result<(), agora_runtime::lambda::Error> {
+    agora_runtime::lambda::init_tracing();
+    let router = match flow {
+        Flow::ParseTask => agora_voting_api::parse_router(wiring::parser_from_env()?),
+        Flow::CreateTask => agora_voting_api::flow_router(wiring::voting_from_env(Function::CreateTask).await?, flow),
+        Flow::SubmitVote => agora_voting_api::flow_router(wiring::voting_from_env(Function::SubmitVote).await?, flow),
+        Flow::Queries => agora_voting_api::flow_router(wiring::voting_from_env(Function::Queries).await?, flow),
+    };
+    agora_runtime::lambda::serve_http(router).await
 }

@@ -77,5 +77,5 @@ pub async fn handle_batch(streams: &LiveStreams, event: SqsEvent) -> SqsBatchRes
             }
         }
     }
-    crate::batch_response(failed)
+    agora_runtime::lambda::batch_response(failed)
 }

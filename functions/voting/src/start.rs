@@ -1,8 +1,8 @@
-//! `start-tasks`: fired by a task's one-shot EventBridge Scheduler schedule (input
-//! `{"social_task_id": "..."}`) and by the `rate(1 minute)` sweep rule (a scheduled event).
-//! Both go through the same core flow, which starts a task once.
+//! `voting-start-tasks`: fired by a task's one-shot EventBridge Scheduler schedule (input
+//! `{"social_task_id": "..."}`, `agora_voting_core::work::start_request`) and by the
+//! `rate(1 minute)` sweep rule (a scheduled event). Both go through the same core flow, which
+//! starts a task once.
 
-use agora_aws::{parse_start_event, StartRequest};
 use agora_voting_core::{StartOutcome, Voting, VotingError};
 use serde_json::{json, Value};
 
@@ -25,4 +25,59 @@ pub async fn handle(voting: &Voting, event: &Value) -> Result<Value, VotingError
 
 fn summary(id: &str, outcome: &StartOutcome) -> Value {
     json!({ "social_task_id": id, "outcome": format!("{outcome:?}") })
+}
+
+/// What an invocation of `voting-start-tasks` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartRequest {
+    /// Start this task (the one-shot schedule's input).
+    Task(String),
+    /// Start every due task (the periodic sweep, or any other event).
+    Sweep,
+}
+
+/// Reads a `voting-start-tasks` invocation event: `{"social_task_id": "..."}` (a one-shot
+/// schedule's input) is [`StartRequest::Task`]; an EventBridge scheduled event
+/// (`"detail-type": "Scheduled Event"`) or anything else is [`StartRequest::Sweep`].
+pub fn parse_start_event(v: &Value) -> StartRequest {
+    if v.get("detail-type").and_then(Value::as_str) == Some("Scheduled Event") {
+        return StartRequest::Sweep;
+    }
+    match v.get("social_task_id").and_then(Value::as_str).map(str::trim) {
+        Some(id) if !id.is_empty() => StartRequest::Task(id.to_owned()),
+        _ => StartRequest::Sweep,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_events() {
+        let cases = [
+            (json!({"social_task_id": "task_0a1b2c3d"}), StartRequest::Task("task_0a1b2c3d".into())),
+            (json!({"social_task_id": " task_0a1b2c3d "}), StartRequest::Task("task_0a1b2c3d".into())),
+            (agora_voting_core::work::start_request("task_0a1b2c3d"), StartRequest::Task("task_0a1b2c3d".into())),
+            // The EventBridge rule of the `rate(1 minute)` sweep.
+            (
+                json!({
+                    "version": "0", "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa", "detail-type": "Scheduled Event",
+                    "source": "aws.events", "account": "123456789012", "time": "2026-10-22T10:00:00Z", "region": "us-east-1",
+                    "resources": ["arn:aws:events:us-east-1:123456789012:rule/agora-start-sweep"], "detail": {}
+                }),
+                StartRequest::Sweep,
+            ),
+            (json!({"detail-type": "Scheduled Event", "social_task_id": "task_0a1b2c3d"}), StartRequest::Sweep),
+            (json!({}), StartRequest::Sweep),
+            (json!(null), StartRequest::Sweep),
+            (json!("task_0a1b2c3d"), StartRequest::Sweep),
+            (json!({"social_task_id": ""}), StartRequest::Sweep),
+            (json!({"social_task_id": 7}), StartRequest::Sweep),
+            (json!([1, 2]), StartRequest::Sweep),
+        ];
+        for (event, want) in cases {
+            assert_eq!(parse_start_event(&event), want, "{event}");
+        }
+    }
 }

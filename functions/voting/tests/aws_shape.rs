@@ -8,8 +8,9 @@
 
 use agora_e2e::{example_request, vote_body, HookServer, REVIEWERS};
 use agora_voting_api::{flow_router, Flow};
+use agora_voting_core::EvaluationWork;
 use agora_voting_core::{Ports, Settings, SystemClock, Voting, VOTING_DB};
-use agora_voting_functions::{evaluate, start};
+use agora_voting_functions::start;
 use aws_lambda_events::event::sqs::SqsEvent;
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
@@ -95,9 +96,9 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
         agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}")).await.expect("mongodb");
     let ports = Ports {
         store: Arc::new(store),
-        hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks")),
+        hooks: agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None),
         publisher: Arc::new(agora_aws::EventBridgePublisher::new(events.clone(), &bus, "agora.voting")),
-        queue: Arc::new(agora_aws::SqsEvaluationQueue::new(sqs.clone(), &queue_url)),
+        queue: Arc::new(agora_aws::SqsQueue::new(sqs.clone(), &queue_url)),
         clock: Arc::new(SystemClock),
         changes: Arc::new(agora_voting_core::NoChangeListener),
         scheduler: Arc::new(agora_aws::OneShotScheduler::new(
@@ -122,7 +123,7 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
 
     // Its one-shot schedule exists; when it fires, start-tasks gets the schedule's input.
     let schedule =
-        scheduler.get_schedule().group_name(&group).name(agora_aws::scheduler::schedule_name(&id)).send().await.expect("schedule");
+        scheduler.get_schedule().group_name(&group).name(agora_voting_core::work::start_schedule_name(&id)).send().await.expect("schedule");
     let input: Value = serde_json::from_str(schedule.target.expect("target").input.as_deref().expect("input")).expect("input JSON");
     assert_eq!(input, json!({"social_task_id": id}));
     tokio::time::sleep((due - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(100)).await;
@@ -151,7 +152,8 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     });
     // evaluate-task: the message delivered twice in one batch, and two invocations at once.
     let batch: SqsEvent = serde_json::from_value(json!({"Records": [record.clone(), record]})).expect("SQS event");
-    let (a, b) = tokio::join!(evaluate::handle_batch(&voting, batch.clone()), evaluate::handle_batch(&voting, batch));
+    let work = EvaluationWork::new(voting.clone());
+    let (a, b) = tokio::join!(agora_runtime::lambda::handle_batch(&work, batch.clone()), agora_runtime::lambda::handle_batch(&work, batch));
     assert!(a.batch_item_failures.is_empty() && b.batch_item_failures.is_empty(), "nothing to redeliver");
     assert_eq!(post_award.calls(), 1, "post-award ran once");
 

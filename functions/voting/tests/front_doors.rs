@@ -145,8 +145,8 @@ async fn both_front_doors_answer_alike() {
 struct NoLiveQueue;
 
 #[async_trait::async_trait]
-impl agora_voting_core::LiveQueue for NoLiveQueue {
-    async fn send_later(&self, _: &agora_voting_core::live::LiveMessage, _: Duration) -> Result<(), agora_voting_core::LiveQueueError> {
+impl agora_voting_core::WorkQueue for NoLiveQueue {
+    async fn send(&self, _: &str, _: &str, _: Duration) -> Result<(), agora_voting_core::QueueError> {
         Ok(())
     }
 }

@@ -158,15 +158,15 @@ impl Stack {
         let store = agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}"))
             .await
             .expect("mongodb");
-        let live_queue = agora_aws::SqsLiveQueue::new(sqs.clone(), &live.url);
+        let live_queue = agora_aws::SqsQueue::new(sqs.clone(), &live.url);
         let ports = Ports {
             store: Arc::new(store),
-            hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks")),
+            hooks: agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None),
             publisher: Arc::new(agora_runtime::LogPublisher),
-            queue: Arc::new(agora_aws::SqsEvaluationQueue::new(sqs.clone(), &evaluations_url)),
+            queue: Arc::new(agora_aws::SqsQueue::new(sqs.clone(), &evaluations_url)),
             clock: Arc::new(SystemClock),
-            changes: Arc::new(live_queue.clone()),
-            scheduler: Arc::new(agora_voting_core::SweepOnly),
+            changes: Arc::new(agora_voting_core::live::QueuedChanges::new(Arc::new(live_queue.clone()))),
+            scheduler: Arc::new(agora_voting_core::NoSchedules),
         };
         let voting = Arc::new(Voting::new(ports, Settings::default()));
         let gateway = agora_aws::ApiGatewayConnections::new(&sdk, &connections.server.url);

@@ -1,6 +1,6 @@
 //! Command-line options and their environment variables.
 
-use agora_hooks::HooksConfig;
+use agora_hooks_remote::HooksConfig;
 use agora_runtime::StoreKind;
 use clap::Parser;
 use std::path::PathBuf;
@@ -47,7 +47,7 @@ pub struct Config {
     #[arg(long, env = "AGORA_FUNCTIONS_DIR", default_value = "infra/local")]
     pub functions_dir: PathBuf,
     /// Hook settings from the environment (FUNCTIONS_REGISTRY_URL, WORKFLOWS_API_URL,
-    /// EXECUTOR_ID, AGORA_HOOK_SIGNING_SECRET, AGORA_PYTHON, ...: see agora_hooks::config).
+    /// EXECUTOR_ID, AGORA_HOOK_SIGNING_SECRET, AGORA_PYTHON, ...: see agora_hooks_remote::config).
     /// Its timeout is replaced by `hook_timeout_ms`.
     #[arg(skip = HooksConfig::from_env())]
     pub hooks: HooksConfig,

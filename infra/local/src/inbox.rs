@@ -1,7 +1,7 @@
 //! The local message inbox: every published message goes to the log and to the addressee's
 //! inbox, readable at `GET /local/inbox/{subject}` (oldest first).
 
-use agora_voting_core::{PublishError, Publisher};
+use agora_ports::{PublishError, Publisher};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -29,7 +29,7 @@
 //!   `{"data": {"job_id", "status": "completed", "job_output_data": <output>}}`.
 //! - `GET /workflows/{workflow_id}`: `{"data": <workflow>}` with relative `codePath`s made absolute.
 
-use agora_hooks::{LoadSpec, PolicyCall, PolicyRunner};
+use agora_hooks_remote::{LoadSpec, PolicyCall, PolicyRunner};
 use agora_voting_core::HookError;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -15,17 +15,14 @@ pub const ENDPOINT_ENV: &str = "AGORA_AWS_ENDPOINT";
 pub enum ConfigError {
     /// A required environment variable is unset or empty.
     #[error("environment variable {0} is required")]
-    Missing(&'static str),
+    Missing(String),
 }
 
-/// The value of an environment variable, `None` when unset, empty or not UTF-8.
-pub fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
-}
+pub use agora_support::env::var as env_var;
 
 /// The value of a required environment variable.
-pub fn required_env(name: &'static str) -> Result<String, ConfigError> {
-    env_var(name).ok_or(ConfigError::Missing(name))
+pub fn required_env(name: &str) -> Result<String, ConfigError> {
+    env_var(name).ok_or_else(|| ConfigError::Missing(name.to_owned()))
 }
 
 /// SDK configuration from the standard AWS environment, with `AGORA_AWS_ENDPOINT` as the
@@ -40,14 +37,4 @@ pub async fn load_with_endpoint(endpoint: Option<&str>) -> SdkConfig {
     agora_aws_config::load(endpoint, None).await
 }
 
-/// Cuts `text` to at most `max` bytes (on a character boundary) for error messages.
-pub(crate) fn truncate(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
+pub(crate) use agora_support::truncate;

@@ -3,7 +3,7 @@
 //! "message": payload}`. Rules on the bus route the events to any target.
 
 use crate::config::{env_var, truncate};
-use agora_voting_core::{PublishError, Publisher};
+use agora_ports::{PublishError, Publisher};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_eventbridge::error::DisplayErrorContext;
@@ -13,12 +13,10 @@ use std::time::Duration;
 
 /// Environment variable: the event bus name or ARN (default [`DEFAULT_BUS`]).
 pub const BUS_ENV: &str = "AGORA_EVENT_BUS";
-/// Environment variable: the events' `source` (default [`DEFAULT_SOURCE`]).
+/// Environment variable: the events' `source` (the default is the service's, e.g. `agora.voting`).
 pub const SOURCE_ENV: &str = "AGORA_EVENT_SOURCE";
 /// The account's default event bus.
 pub const DEFAULT_BUS: &str = "default";
-/// The `source` of the voting service's events.
-pub const DEFAULT_SOURCE: &str = "agora.voting";
 /// `detail-type` of a message without a string `event_type` (as the local inbox logs it).
 pub const FALLBACK_DETAIL_TYPE: &str = "message";
 /// EventBridge's limit on the size of one entry (source + detail-type + detail), in bytes.
@@ -44,12 +42,12 @@ impl EventBridgePublisher {
     }
 
     /// A publisher configured from `AGORA_EVENT_BUS` (default `default`) and
-    /// `AGORA_EVENT_SOURCE` (default `agora.voting`).
-    pub fn from_env(sdk: &SdkConfig) -> Self {
+    /// `AGORA_EVENT_SOURCE` (default `default_source`, the service's own).
+    pub fn from_env(sdk: &SdkConfig, default_source: &str) -> Self {
         Self::new(
             aws_sdk_eventbridge::Client::new(sdk),
             env_var(BUS_ENV).unwrap_or_else(|| DEFAULT_BUS.to_owned()),
-            env_var(SOURCE_ENV).unwrap_or_else(|| DEFAULT_SOURCE.to_owned()),
+            env_var(SOURCE_ENV).unwrap_or_else(|| default_source.to_owned()),
         )
     }
 

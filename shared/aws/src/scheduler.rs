@@ -1,25 +1,23 @@
-//! One-shot starts on Amazon EventBridge Scheduler: at task creation, a schedule
-//! `start-<social_task_id>` fires the `start-tasks` Lambda once at `scheduled_time` with
-//! `{"social_task_id": "..."}`, then deletes itself. The `rate(1 minute)` sweep starts every
-//! due task anyway; [`parse_start_event`] tells the two invocations apart.
+//! One-shot schedules on Amazon EventBridge Scheduler: a schedule fires its target Lambda once
+//! at the given time with the given body as input, then deletes itself (voting: the schedule
+//! `start-<social_task_id>` fires `voting-start-tasks` at the task's `scheduled_time`). Every use
+//! is backed by a `rate(1 minute)` sweep that finds due work anyway.
 //!
-//! A `scheduled_time` that is not in the future gets no schedule: the task is due already, and
-//! the next sweep (at most a minute away, the same delay a schedule "a minute from now" would
-//! give) starts it. A future time is rounded up to a whole minute (see [`at_expression`]).
+//! A time that is not in the future gets no schedule: the work is due already, and the next
+//! sweep (at most a minute away, the same delay a schedule "a minute from now" would give) finds
+//! it. A future time is rounded up to a whole minute (see [`at_expression`]).
 
 use crate::config::{env_var, required_env, truncate, ConfigError};
-use agora_voting_core::{ScheduleError, StartScheduler};
+use agora_ports::{OneShotSchedules, ScheduleError};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_scheduler::error::DisplayErrorContext;
 use aws_sdk_scheduler::types::{ActionAfterCompletion, FlexibleTimeWindow, FlexibleTimeWindowMode, Target};
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Environment variable: the schedule group (default [`DEFAULT_GROUP`]).
 pub const GROUP_ENV: &str = "AGORA_SCHEDULE_GROUP";
-/// Environment variable: the ARN of the `start-tasks` Lambda, the schedules' target.
-pub const START_FUNCTION_ENV: &str = "AGORA_START_FUNCTION_ARN";
 /// Environment variable: the role EventBridge Scheduler assumes to invoke the target.
 pub const ROLE_ENV: &str = "AGORA_SCHEDULER_ROLE_ARN";
 /// The account's default schedule group.
@@ -32,25 +30,26 @@ const MAX_NAME_LEN: usize = 64;
 pub struct ScheduleTarget {
     /// Schedule group name.
     pub group: String,
-    /// ARN of the `start-tasks` Lambda.
+    /// ARN of the Lambda the schedules invoke.
     pub function_arn: String,
     /// ARN of the role the scheduler assumes to invoke it.
     pub role_arn: String,
 }
 
 impl ScheduleTarget {
-    /// From `AGORA_SCHEDULE_GROUP` (default `default`), `AGORA_START_FUNCTION_ARN` and
+    /// From `AGORA_SCHEDULE_GROUP` (default `default`), the variable `function_env` (the
+    /// target's ARN, named by the service: voting's is `AGORA_START_FUNCTION_ARN`) and
     /// `AGORA_SCHEDULER_ROLE_ARN` (both required).
-    pub fn from_env() -> Result<Self, ConfigError> {
+    pub fn from_env(function_env: &str) -> Result<Self, ConfigError> {
         Ok(Self {
             group: env_var(GROUP_ENV).unwrap_or_else(|| DEFAULT_GROUP.to_owned()),
-            function_arn: required_env(START_FUNCTION_ENV)?,
+            function_arn: required_env(function_env)?,
             role_arn: required_env(ROLE_ENV)?,
         })
     }
 }
 
-/// Creates one-shot EventBridge Scheduler schedules that start a task at its `scheduled_time`.
+/// Creates one-shot EventBridge Scheduler schedules.
 #[derive(Clone, Debug)]
 pub struct OneShotScheduler {
     client: aws_sdk_scheduler::Client,
@@ -63,18 +62,13 @@ impl OneShotScheduler {
     }
 
     /// A scheduler configured by [`ScheduleTarget::from_env`].
-    pub fn from_env(sdk: &SdkConfig) -> Result<Self, ConfigError> {
-        Ok(Self::new(aws_sdk_scheduler::Client::new(sdk), ScheduleTarget::from_env()?))
+    pub fn from_env(sdk: &SdkConfig, function_env: &str) -> Result<Self, ConfigError> {
+        Ok(Self::new(aws_sdk_scheduler::Client::new(sdk), ScheduleTarget::from_env(function_env)?))
     }
 
     pub fn target(&self) -> &ScheduleTarget {
         &self.target
     }
-}
-
-/// The name of the one-shot schedule of a task: `start-<social_task_id>`.
-pub fn schedule_name(social_task_id: &str) -> String {
-    format!("start-{social_task_id}")
 }
 
 /// The schedule expression firing once at `at` (UTC), rounded up to a whole minute:
@@ -83,11 +77,6 @@ pub fn schedule_name(social_task_id: &str) -> String {
 /// fires before the task is due, which would find it not due and leave it to the sweep.
 pub fn at_expression(at: DateTime<Utc>) -> String {
     format!("at({})", round_up_to_minute(at).format("%Y-%m-%dT%H:%M:%S"))
-}
-
-/// The input the schedule passes to the `start-tasks` Lambda.
-pub fn start_input(social_task_id: &str) -> Value {
-    json!({"social_task_id": social_task_id})
 }
 
 fn round_up_to_minute(at: DateTime<Utc>) -> DateTime<Utc> {
@@ -105,25 +94,24 @@ fn valid_name(name: &str) -> bool {
 }
 
 #[async_trait]
-impl StartScheduler for OneShotScheduler {
-    /// Creates `start-<id>` firing at `at`. A schedule that exists already (the same task
-    /// scheduled twice) is success; a time not in the future creates nothing (the sweep starts
-    /// the task).
-    async fn schedule_start(&self, social_task_id: &str, at: DateTime<Utc>) -> Result<(), ScheduleError> {
-        let error = |reason: String| ScheduleError { social_task_id: social_task_id.to_owned(), reason };
-        let name = schedule_name(social_task_id);
-        if !valid_name(&name) {
+impl OneShotSchedules for OneShotScheduler {
+    /// Creates `name` firing at `at` with `body`. A schedule that exists already (the same work
+    /// scheduled twice) is success; a time not in the future creates nothing (the sweep finds
+    /// the work).
+    async fn schedule(&self, name: &str, at: DateTime<Utc>, body: &Value) -> Result<(), ScheduleError> {
+        let error = |reason: String| ScheduleError { name: name.to_owned(), reason };
+        if !valid_name(name) {
             return Err(error(format!("{name:?} is not a valid schedule name (1-64 of letters, digits, '-', '_', '.')")));
         }
         if at <= Utc::now() {
-            tracing::debug!(social_task_id, %at, "start time is not in the future; no one-shot schedule, the sweep starts the task");
+            tracing::debug!(schedule = name, %at, "time is not in the future; no one-shot schedule, the sweep finds the work");
             return Ok(());
         }
         let expression = at_expression(at);
         let target = Target::builder()
             .arn(&self.target.function_arn)
             .role_arn(&self.target.role_arn)
-            .input(start_input(social_task_id).to_string())
+            .input(body.to_string())
             .build()
             .map_err(|e| error(format!("schedule target: {e}")))?;
         let window =
@@ -131,9 +119,9 @@ impl StartScheduler for OneShotScheduler {
         let created = self
             .client
             .create_schedule()
-            .name(&name)
+            .name(name)
             .group_name(&self.target.group)
-            .description(format!("Start of task {social_task_id}"))
+            .description(format!("One-shot {name}"))
             .schedule_expression(&expression)
             .schedule_expression_timezone("UTC")
             .flexible_time_window(window)
@@ -143,11 +131,11 @@ impl StartScheduler for OneShotScheduler {
             .await;
         match created {
             Ok(out) => {
-                tracing::info!(social_task_id, schedule = %name, group = %self.target.group, %expression, arn = out.schedule_arn(), "one-shot start scheduled");
+                tracing::info!(schedule = %name, group = %self.target.group, %expression, arn = out.schedule_arn(), "one-shot schedule made");
                 Ok(())
             }
             Err(e) if e.as_service_error().is_some_and(|s| s.is_conflict_exception()) => {
-                tracing::debug!(social_task_id, schedule = %name, group = %self.target.group, "one-shot start already scheduled");
+                tracing::debug!(schedule = %name, group = %self.target.group, "one-shot schedule exists already");
                 Ok(())
             }
             Err(e) => Err(error(truncate(
@@ -155,28 +143,6 @@ impl StartScheduler for OneShotScheduler {
                 2000,
             ))),
         }
-    }
-}
-
-/// What an invocation of the `start-tasks` Lambda asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StartRequest {
-    /// Start this task (the one-shot schedule's input).
-    Task(String),
-    /// Start every due task (the periodic sweep, or any other event).
-    Sweep,
-}
-
-/// Reads a `start-tasks` invocation event: `{"social_task_id": "..."}` (a one-shot schedule's
-/// input) is [`StartRequest::Task`]; an EventBridge scheduled event (`"detail-type":
-/// "Scheduled Event"`) or anything else is [`StartRequest::Sweep`].
-pub fn parse_start_event(v: &Value) -> StartRequest {
-    if v.get("detail-type").and_then(Value::as_str) == Some("Scheduled Event") {
-        return StartRequest::Sweep;
-    }
-    match v.get("social_task_id").and_then(Value::as_str).map(str::trim) {
-        Some(id) if !id.is_empty() => StartRequest::Task(id.to_owned()),
-        _ => StartRequest::Sweep,
     }
 }
 
@@ -200,9 +166,8 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(schedule_name("task_0a1b2c3d"), "start-task_0a1b2c3d");
-        assert!(valid_name(&schedule_name("task_0a1b2c3d")));
-        assert!(!valid_name(&schedule_name("task with space")));
-        assert!(!valid_name(&schedule_name(&"x".repeat(60))));
+        assert!(valid_name("start-task_0a1b2c3d"));
+        assert!(!valid_name("start-task with space"));
+        assert!(!valid_name(&format!("start-{}", "x".repeat(60))));
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use agora_aws::eventbridge::{self, EventBridgePublisher};
-use agora_voting_core::Publisher;
+use agora_ports::Publisher;
 use serde_json::{json, Value};
 use std::time::Duration;
 

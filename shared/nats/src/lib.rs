@@ -1,24 +1,18 @@
-//! NATS, the transport of the earlier platform's agents (§5.1, §5.3):
+//! NATS, the transport of the earlier platform's agents (voting §5.1, §5.3):
 //!
-//! - [`NatsPublisher`]: each §5 message is published on the subject = its address, with the
-//!   message JSON as payload ([`agora_voting_core::Publisher`]);
-//! - [`run_vote_intake`]: votes arriving on `vote.submit` (the same JSON as
-//!   `POST /submit-vote`) go through [`agora_voting_core::Voting::submit_vote`]; nothing is replied,
-//!   the outcome of each is logged.
+//! - [`NatsPublisher`]: each message is published on the subject = its address, with the
+//!   message JSON as payload ([`agora_ports::Publisher`]);
+//! - [`run_intake`]: the messages of a subject handed to a service's [`Intake`] (voting's
+//!   `vote.submit`), a bounded number at once; nothing is replied.
 
-use agora_voting_core::{PublishError, Publisher, VotingError};
+use agora_ports::{PublishError, Publisher};
 use async_nats::{Client, Subscriber};
 use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub use agora_voting_core::Voting;
-
-/// The subject inbound votes arrive on (§5.3).
-pub const VOTE_SUBJECT: &str = "vote.submit";
-
-/// How many inbound votes are taken through the flow at once.
+/// How many inbound messages an intake takes at once.
 pub const INTAKE_CONCURRENCY: usize = 64;
 
 /// Why connecting or subscribing failed.
@@ -94,76 +88,38 @@ impl Publisher for NatsPublisher {
     }
 }
 
-/// Takes votes from `vote.submit` through [`Voting::submit_vote`] until the connection closes:
-/// [`subscribe_votes`] on [`VOTE_SUBJECT`], then [`serve_votes`].
-pub async fn run_vote_intake(client: Client, voting: Arc<Voting>) -> Result<(), NatsError> {
-    let votes = subscribe_votes(&client, VOTE_SUBJECT).await?;
-    serve_votes(votes, voting).await;
-    Ok(())
+/// Takes the messages of one subscription (a service's intake: voting's `vote.submit`).
+#[async_trait]
+pub trait Intake: Send + Sync + 'static {
+    /// Handles one message. Nothing is replied; the intake logs the outcome.
+    async fn take(&self, subject: &str, payload: &[u8]);
 }
 
-/// Subscribes to `subject` for inbound votes. The subscription is sent before this returns, so
-/// a vote published afterwards on the same connection reaches it.
-pub async fn subscribe_votes(client: &Client, subject: &str) -> Result<Subscriber, NatsError> {
+/// Subscribes to `subject`. The subscription is sent before this returns, so a message
+/// published afterwards on the same connection reaches it.
+pub async fn subscribe(client: &Client, subject: &str) -> Result<Subscriber, NatsError> {
     let error = |reason: String| NatsError::Subscribe { subject: subject.to_owned(), reason };
-    let votes = client.subscribe(subject.to_owned()).await.map_err(|e| error(e.to_string()))?;
+    let messages = client.subscribe(subject.to_owned()).await.map_err(|e| error(e.to_string()))?;
     client.flush().await.map_err(|e| error(e.to_string()))?;
-    tracing::info!(subject, "NATS vote intake listening");
-    Ok(votes)
+    tracing::info!(subject, "NATS intake listening");
+    Ok(messages)
 }
 
-/// Takes each vote on `votes` through [`Voting::submit_vote`], up to [`INTAKE_CONCURRENCY`] at
-/// once, until the subscription ends. Nothing is replied; the outcome of each is logged.
-pub async fn serve_votes(votes: Subscriber, voting: Arc<Voting>) {
-    votes
+/// Hands each message on `messages` to `intake`, up to [`INTAKE_CONCURRENCY`] at once, until
+/// the subscription ends.
+pub async fn serve(messages: Subscriber, intake: Arc<dyn Intake>) {
+    messages
         .for_each_concurrent(INTAKE_CONCURRENCY, |message| {
-            let voting = voting.clone();
-            async move {
-                take_vote(&voting, &message.subject, &message.payload).await;
-            }
+            let intake = intake.clone();
+            async move { intake.take(&message.subject, &message.payload).await }
         })
         .await;
-    tracing::info!("NATS vote intake stopped: the subscription ended");
+    tracing::info!("NATS intake stopped: the subscription ended");
 }
 
-/// What became of one inbound vote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum VoteOutcome {
-    /// Stored (or a retry of a stored vote), with the PQT verdict.
-    Accepted { qualified: bool },
-    /// Refused by the flow; the message is the one `POST /submit-vote` would answer.
-    Refused(String),
-    /// The payload is not JSON.
-    NotJson(String),
-    /// The flow failed (store unreachable, queue down); the voter may send it again.
-    Failed(String),
-}
-
-/// Takes one inbound vote (the payload of a `vote.submit` message) through
-/// [`Voting::submit_vote`] and logs the outcome with the vote's ids.
-pub async fn take_vote(voting: &Voting, subject: &str, payload: &[u8]) -> VoteOutcome {
-    let body: Value = match serde_json::from_slice(payload) {
-        Ok(body) => body,
-        Err(e) => {
-            let preview = String::from_utf8_lossy(&payload[..payload.len().min(200)]).into_owned();
-            tracing::warn!(subject, error = %e, payload = %preview, "NATS vote refused: the payload is not JSON");
-            return VoteOutcome::NotJson(e.to_string());
-        }
-    };
-    let field = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (vote_id, task, submitter) = (field("vote_id"), field("social_task_id"), field("submitter_subject_id"));
-    match voting.submit_vote(&body).await {
-        Ok(accepted) => {
-            tracing::info!(subject, vote_id, social_task_id = task, submitter, qualified = accepted.qualified, "NATS vote accepted");
-            VoteOutcome::Accepted { qualified: accepted.qualified }
-        }
-        Err(VotingError::Internal(reason)) => {
-            tracing::error!(subject, vote_id, social_task_id = task, submitter, %reason, "NATS vote failed");
-            VoteOutcome::Failed(reason)
-        }
-        Err(refusal) => {
-            tracing::info!(subject, vote_id, social_task_id = task, submitter, reason = %refusal, "NATS vote refused");
-            VoteOutcome::Refused(refusal.to_string())
-        }
-    }
+/// [`subscribe`] to `subject` on `client`, then [`serve`] until the connection closes.
+pub async fn run_intake(client: Client, subject: &str, intake: Arc<dyn Intake>) -> Result<(), NatsError> {
+    let messages = subscribe(&client, subject).await?;
+    serve(messages, intake).await;
+    Ok(())
 }

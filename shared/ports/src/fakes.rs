@@ -101,9 +101,12 @@ impl OneShotSchedules for RecordingSchedules {
     }
 }
 
+/// How a [`ScriptedDelegate`] answers a call.
+type Reply = Box<dyn Fn(&DelegateRequest<'_>) -> Result<Value, DelegateError> + Send + Sync>;
+
 /// Answers every call with the reply its function gives, and records the calls.
 pub struct ScriptedDelegate {
-    reply: Box<dyn Fn(&DelegateRequest<'_>) -> Result<Value, DelegateError> + Send + Sync>,
+    reply: Reply,
     calls: Mutex<Vec<Value>>,
 }
 

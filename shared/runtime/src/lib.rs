@@ -1,5 +1,6 @@
-//! Builds the ports from configuration, in one place for every front door: the Lambda
-//! functions read it from their environment, the local server from its options.
+//! Builds the platform's adapters from configuration, in one place for every service's front
+//! doors: the Lambda functions read it from their environment, the local server from its
+//! options. With the `lambda` feature, [`lambda`] serves a function's events.
 //!
 //! | Variable | Meaning | Default |
 //! |---|---|---|
@@ -8,19 +9,19 @@
 //! | `AGORA_DYNAMODB_TABLE`, `AGORA_DYNAMODB_ENDPOINT` | DynamoDB table, endpoint override | `agora`, AWS |
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log` | per front door |
 //! | `NATS_URL` | NATS server for the `nats` publisher | `nats://127.0.0.1:4222` |
-//! | `AGORA_EVENT_BUS`, `AGORA_EVENT_SOURCE` | EventBridge bus and source | `default`, `agora.voting` |
+//! | `AGORA_EVENT_BUS`, `AGORA_EVENT_SOURCE` | EventBridge bus and source | `default`, the service's (`agora.voting`) |
 
-use agora_store::DocumentStore;
-use agora_voting_core::{PublishError, Publisher, VOTING_DB};
+#[cfg(feature = "lambda")]
+pub mod lambda;
+
+use agora_ports::{PublishError, Publisher};
+use agora_store::{DatabaseSpec, DocumentStore};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Reads a non-empty environment variable.
-pub fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
+pub use agora_support::env::var as env;
 
 /// The store adapters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,15 +43,20 @@ impl std::str::FromStr for StoreKind {
     }
 }
 
-/// Opens the store of `kind`. `embedded_path` is the SQLite file of the embedded store; the
-/// others read `MONGODB_URI`, or the DynamoDB variables and the standard AWS environment.
-/// `namespace` replaces the MongoDB database name (`voting_db`) or the DynamoDB table name, so
-/// that several servers can share one database server (tests). With a DynamoDB endpoint
-/// override (a local server) the table is created when missing.
-pub async fn open_store(kind: StoreKind, embedded_path: PathBuf, namespace: Option<&str>) -> Result<Arc<dyn DocumentStore>, BoxError> {
+/// Opens the database `db` on the store of `kind`. `embedded_path` is the SQLite file of the
+/// embedded store; the others read `MONGODB_URI`, or the DynamoDB variables and the standard AWS
+/// environment. `namespace` replaces the MongoDB database name (the spec's, e.g. `voting_db`) or
+/// the DynamoDB table name, so that several servers can share one database server (tests).
+/// With a DynamoDB endpoint override (a local server) the table is created when missing.
+pub async fn open_store(
+    kind: StoreKind,
+    embedded_path: PathBuf,
+    db: DatabaseSpec,
+    namespace: Option<&str>,
+) -> Result<Arc<dyn DocumentStore>, BoxError> {
     Ok(match kind {
         #[cfg(feature = "embedded")]
-        StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open(&embedded_path, VOTING_DB)?),
+        StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open(&embedded_path, db)?),
         #[cfg(not(feature = "embedded"))]
         StoreKind::Embedded => {
             let _ = embedded_path;
@@ -58,8 +64,8 @@ pub async fn open_store(kind: StoreKind, embedded_path: PathBuf, namespace: Opti
         }
         StoreKind::MongoDb => {
             let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
-            let database = namespace.unwrap_or(VOTING_DB.name);
-            Arc::new(agora_store_mongodb::MongoStore::connect_with_database(&uri, VOTING_DB, database).await?)
+            let database = namespace.unwrap_or(db.name);
+            Arc::new(agora_store_mongodb::MongoStore::connect_with_database(&uri, db, database).await?)
         }
         StoreKind::DynamoDb => {
             let mut config = agora_store_dynamodb::DynamoConfig::from_env();
@@ -67,7 +73,7 @@ pub async fn open_store(kind: StoreKind, embedded_path: PathBuf, namespace: Opti
                 config.table = table.to_owned();
             }
             let local = config.endpoint.is_some();
-            let store = agora_store_dynamodb::DynamoStore::connect(config, VOTING_DB).await?;
+            let store = agora_store_dynamodb::DynamoStore::connect(config, db).await?;
             if local {
                 store.ensure_table().await?;
             }
@@ -96,10 +102,11 @@ impl std::str::FromStr for PublisherKind {
     }
 }
 
-/// Builds the publisher of `kind` from the environment.
-pub async fn open_publisher(kind: PublisherKind) -> Result<Arc<dyn Publisher>, BoxError> {
+/// Builds the publisher of `kind` from the environment; `event_source` is the service's
+/// EventBridge `source` unless `AGORA_EVENT_SOURCE` says otherwise.
+pub async fn open_publisher(kind: PublisherKind, event_source: &str) -> Result<Arc<dyn Publisher>, BoxError> {
     Ok(match kind {
-        PublisherKind::EventBridge => Arc::new(agora_aws::EventBridgePublisher::from_env(&agora_aws::config::load().await)),
+        PublisherKind::EventBridge => Arc::new(agora_aws::EventBridgePublisher::from_env(&agora_aws::config::load().await, event_source)),
         PublisherKind::Nats => {
             let url = env("NATS_URL").unwrap_or_else(|| "nats://127.0.0.1:4222".into());
             Arc::new(agora_nats::NatsPublisher::connect(&url).await?)

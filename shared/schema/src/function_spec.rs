@@ -1,5 +1,17 @@
-//! The function spec (§2.5): where a hook's logic lives. Stored exactly as given; read through
-//! [`FunctionSpec::target`].
+//! The function spec (voting §2.5): where a hook's logic lives. Voting stores spec objects
+//! exactly as given; bidding and the exchange store function ids (`bid_job_pqt_id`,
+//! `task_assignment.function_id`, ...), which [`FunctionSpec::from_id`] reads into the same
+//! spec, so every mode, its signing and its time limit are shared:
+//!
+//! | Id | Reads as |
+//! |---|---|
+//! | `""` | `{}`: not configured |
+//! | `builtin:<name>` | `{"mode": "builtin", "name": <name>}` |
+//! | `http://…`, `https://…` | `{"mode": "http", "url": <id>}` |
+//! | `arn:aws:lambda:…` | `{"mode": "lambda", "function_name": <id>}` |
+//! | anything else | `{"mode": "function", "function_id": <id>}` (the function registry) |
+//!
+//! Either way, a spec is read through [`FunctionSpec::target`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -28,7 +40,18 @@ pub enum HookTarget<'a> {
     Lambda { function_name: &'a str, parameters: &'a Value },
 }
 
-impl HookTarget<'_> {
+impl<'a> HookTarget<'a> {
+    /// What the target names (function id, workflow id, rule, URL, Lambda function), for logs.
+    pub fn name(&self) -> &'a str {
+        match *self {
+            HookTarget::Function { function_id, .. } => function_id,
+            HookTarget::Dsl { workflow_id } => workflow_id,
+            HookTarget::Builtin { name, .. } => name,
+            HookTarget::Http { url, .. } => url,
+            HookTarget::Lambda { function_name, .. } => function_name,
+        }
+    }
+
     pub fn mode(&self) -> &'static str {
         match self {
             HookTarget::Function { .. } => "function",
@@ -43,6 +66,26 @@ impl HookTarget<'_> {
 static EMPTY_OBJECT: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| Value::Object(Map::new()));
 
 impl FunctionSpec {
+    /// The spec a function id names (see the table of the module). The id is trimmed; `""` is
+    /// "not configured". An id that reads as a spec with something wrong (`builtin:` with no name)
+    /// gives a spec whose [`target`](Self::target) says what.
+    pub fn from_id(id: &str) -> Self {
+        let id = id.trim();
+        let spec =
+            |pairs: [(&str, &str); 2]| FunctionSpec(pairs.into_iter().map(|(k, v)| (k.to_owned(), Value::String(v.to_owned()))).collect());
+        if id.is_empty() {
+            FunctionSpec::default()
+        } else if let Some(name) = id.strip_prefix("builtin:") {
+            spec([("mode", "builtin"), ("name", name.trim())])
+        } else if id.starts_with("http://") || id.starts_with("https://") {
+            spec([("mode", "http"), ("url", id)])
+        } else if id.starts_with("arn:aws:lambda:") {
+            spec([("mode", "lambda"), ("function_name", id)])
+        } else {
+            spec([("mode", "function"), ("function_id", id)])
+        }
+    }
+
     /// `{}`: the hook is not configured.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -121,6 +164,28 @@ mod tests {
         assert!(e.contains("url"), "{e}");
         let e = spec(json!({"mode": "builtin", "name": "plurality", "parameters": 3})).target().unwrap_err();
         assert!(e.contains("parameters"), "{e}");
+    }
+
+    #[test]
+    fn function_ids_read_as_specs() {
+        assert_eq!(FunctionSpec::from_id(""), FunctionSpec::default());
+        assert_eq!(FunctionSpec::from_id("  ").target(), Ok(None));
+        assert!(matches!(
+            FunctionSpec::from_id("builtin:lowest-price").target(),
+            Ok(Some(HookTarget::Builtin { name: "lowest-price", .. }))
+        ));
+        assert!(matches!(
+            FunctionSpec::from_id("https://hooks.example.com/pqt").target(),
+            Ok(Some(HookTarget::Http { url: "https://hooks.example.com/pqt", .. }))
+        ));
+        let arn = "arn:aws:lambda:eu-west-1:123456789012:function:pqt";
+        assert!(matches!(FunctionSpec::from_id(arn).target(), Ok(Some(HookTarget::Lambda { function_name, .. })) if function_name == arn));
+        assert!(matches!(
+            FunctionSpec::from_id("bid-screen:1.0").target(),
+            Ok(Some(HookTarget::Function { function_id: "bid-screen:1.0", .. }))
+        ));
+        assert_eq!(FunctionSpec::from_id("builtin:").target().unwrap_err(), "name must not be empty for mode \"builtin\"");
+        assert_eq!(FunctionSpec::from_id("builtin:x").0, spec(json!({"mode": "builtin", "name": "x"})).0);
     }
 
     #[test]

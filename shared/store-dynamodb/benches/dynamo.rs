@@ -12,12 +12,11 @@
 //! size of the big task (default 10,000).
 
 use agora_filter::Filter;
-use agora_hooks::HookDispatcher;
 use agora_store::{to_json, DocumentStore};
 use agora_store_contract::fixtures::vote;
 use agora_store_dynamodb::{DynamoConfig, DynamoStore, ENDPOINT_ENV};
-use agora_voting_core::ports::{EvaluationQueue, PublishError, Publisher, QueueError};
-use agora_voting_core::{Ports, Settings, Voting, VOTING_DB};
+use agora_voting_core::ports::{PublishError, Publisher, QueueError, WorkQueue};
+use agora_voting_core::{voting_hooks, Ports, Settings, Voting, VOTING_DB};
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::future::Future;
@@ -141,8 +140,8 @@ impl Publisher for Nowhere {
 }
 
 #[async_trait]
-impl EvaluationQueue for Nowhere {
-    async fn request_evaluation(&self, _social_task_id: &str) -> Result<(), QueueError> {
+impl WorkQueue for Nowhere {
+    async fn send(&self, _key: &str, _body: &str, _delay: Duration) -> Result<(), QueueError> {
         Ok(())
     }
 }
@@ -151,7 +150,7 @@ impl EvaluationQueue for Nowhere {
 /// triggers.
 async fn handler(store: &Arc<DynamoStore>, n: usize) {
     let shared: Arc<dyn DocumentStore> = store.clone();
-    let ports = Ports::new(shared, Arc::new(HookDispatcher::with_timeout(Duration::from_secs(5))), Arc::new(Nowhere), Arc::new(Nowhere));
+    let ports = Ports::new(shared, voting_hooks(Arc::new(agora_hooks::NoRemote), None), Arc::new(Nowhere), Arc::new(Nowhere));
     let voting = Arc::new(Voting::new(ports, Settings::default()));
     let id = voting.create_task(&public_request()).await.expect("create a task");
     voting.start_task(&id).await.expect("start it");

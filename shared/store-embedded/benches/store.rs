@@ -115,7 +115,7 @@ async fn small_calls(store: &Arc<EmbeddedStore>) {
     .await;
     t.report(&format!("find 1 vote by (task, subject), {CONCURRENCY} tasks"), per_task * CONCURRENCY);
 
-    // The store calls of one vote (as agora-core makes them): read the task, look for the vote
+    // The store calls of one vote (as agora-voting-core makes them): read the task, look for the vote
     // and for the subject's vote, insert it, check the trigger claim, count qualified votes up
     // to the trigger, claim the trigger.
     store.insert(vec![(TASKS, to_json(&task("task_path", "started", &[])))]).await.expect("insert task");

@@ -11,8 +11,7 @@
 //! BENCH_LATENCY_VOTES; AGORA_PYTHON for the interpreter).
 
 use agora_e2e::*;
-use agora_hooks::{HookDispatcher, HooksConfig, LoadSpec, PolicyCall, PolicyRunner};
-use agora_voting_core::HookRunner;
+use agora_hooks_remote::{HooksConfig, LoadSpec, PolicyCall, PolicyRunner, RemoteHooks};
 use agora_voting_schema::{FunctionSpec, Hook, HookInput};
 use futures::future::join_all;
 use serde_json::{json, Value};
@@ -87,7 +86,7 @@ async fn policy_runner_rate(workers: usize, total: usize, clients: usize) -> (f6
 
 async fn http_hook_rate(total: usize, clients: usize) -> (f64, usize) {
     let (url, _server) = lean_hook().await;
-    let dispatcher = Arc::new(HookDispatcher::with_timeout(Duration::from_secs(30)));
+    let dispatcher = Arc::new(agora_voting_core::voting_hooks(Arc::new(RemoteHooks::with_timeout(Duration::from_secs(30))), None));
     let spec: Arc<FunctionSpec> = Arc::new(serde_json::from_value(json!({"mode": "http", "url": url})).expect("spec"));
     let bundle = Arc::new(agora_voting_schema::parse_create_request(&public_request(100), "task_0000beef").expect("example parses"));
     let vote = Arc::new(json!({"selected_option": "agent-translator-02"}));
@@ -95,7 +94,7 @@ async fn http_hook_rate(total: usize, clients: usize) -> (f64, usize) {
         let (dispatcher, spec, bundle, vote) = (dispatcher.clone(), spec.clone(), bundle.clone(), vote.clone());
         async move {
             let input = HookInput::pqt(&bundle.task, &bundle.subject_spec, &bundle.evaluation_input, &vote, "voter-1");
-            matches!(dispatcher.run(Hook::Pqt, &spec, &input).await, Ok(out) if out["qualified"] == true)
+            matches!(dispatcher.run(Hook::Pqt, &spec, "task_0000beef", &input).await, Ok(out) if out["qualified"] == true)
         }
     })
     .await

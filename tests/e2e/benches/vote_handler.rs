@@ -7,7 +7,7 @@
 use agora_e2e::{public_request, vote_body, TRANSLATORS};
 use agora_store::DocumentStore;
 use agora_voting_api::{flow_router, Flow};
-use agora_voting_core::{EvaluationQueue, Ports, QueueError, Settings, SystemClock, Voting, VOTING_DB};
+use agora_voting_core::{Ports, QueueError, Settings, SystemClock, Voting, WorkQueue, VOTING_DB};
 use futures::future::join_all;
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
@@ -19,8 +19,8 @@ use std::time::Instant;
 struct Discard;
 
 #[async_trait::async_trait]
-impl EvaluationQueue for Discard {
-    async fn request_evaluation(&self, _: &str) -> Result<(), QueueError> {
+impl WorkQueue for Discard {
+    async fn send(&self, _: &str, _: &str, _: std::time::Duration) -> Result<(), QueueError> {
         Ok(())
     }
 }
@@ -40,12 +40,12 @@ fn event(body: String) -> LambdaRequest {
 async fn votes_per_second(store: Arc<dyn DocumentStore>, total: usize, clients: usize) -> (f64, usize) {
     let ports = Ports {
         store,
-        hooks: Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks")),
+        hooks: agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None),
         publisher: Arc::new(agora_runtime::LogPublisher),
         queue: Arc::new(Discard),
         clock: Arc::new(SystemClock),
         changes: Arc::new(agora_voting_core::NoChangeListener),
-        scheduler: Arc::new(agora_voting_core::SweepOnly),
+        scheduler: Arc::new(agora_voting_core::NoSchedules),
     };
     let voting = Arc::new(Voting::new(ports, Settings::default()));
     let id = voting.create_task(&public_request(1_000_000_000)).await.expect("create");

@@ -1,16 +1,12 @@
-//! The `evaluate-task` Lambda function: SQS event source with partial batch failure reporting.
+//! `voting-evaluate-task`: the evaluation queue's SQS event source, with partial batch failures.
 
-use agora_voting_functions::{evaluate, wiring};
-use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
-use lambda_runtime::{service_fn, LambdaEvent};
+use agora_voting_core::EvaluationWork;
+use agora_voting_functions::wiring::{self, Function};
+use std::sync::Arc;
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_runtime::Error> {
-    wiring::init_tracing();
-    let voting = wiring::voting_from_env().await?;
-    lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {
-        let voting = voting.clone();
-        async move { Ok::<SqsBatchResponse, lambda_runtime::Error>(evaluate::handle_batch(&voting, event.payload).await) }
-    }))
-    .await
+async fn main() -> Result<(), agora_runtime::lambda::Error> {
+    agora_runtime::lambda::init_tracing();
+    let voting = wiring::voting_from_env(Function::EvaluateTask).await?;
+    agora_runtime::lambda::serve_sqs(Arc::new(EvaluationWork::new(voting))).await
 }

@@ -1,17 +1,17 @@
-//! The `live-push` Lambda function: the live queue's SQS event source (changes to push,
-//! refreshes due), with partial batch failure reporting.
+//! `voting-live-push`: the live queue's SQS event source (changes to push, refreshes due), with
+//! partial batch failures.
 
-use agora_voting_functions::{live, wiring};
+use agora_voting_functions::live;
+use agora_voting_functions::wiring::{self, Function};
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
-use lambda_runtime::{service_fn, LambdaEvent};
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_runtime::Error> {
-    wiring::init_tracing();
-    let streams = wiring::live_streams_from_env().await?;
-    lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {
+async fn main() -> Result<(), agora_runtime::lambda::Error> {
+    agora_runtime::lambda::init_tracing();
+    let streams = wiring::live_streams_from_env(Function::LivePush).await?;
+    agora_runtime::lambda::serve_event(move |event: SqsEvent| {
         let streams = streams.clone();
-        async move { Ok::<SqsBatchResponse, lambda_runtime::Error>(live::handle_batch(&streams, event.payload).await) }
-    }))
+        async move { Ok::<SqsBatchResponse, agora_runtime::lambda::Error>(live::handle_batch(&streams, event).await) }
+    })
     .await
 }

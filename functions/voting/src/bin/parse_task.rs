@@ -1,8 +1,8 @@
-//! The `parse-task` Lambda function: API Gateway HTTP API → the shared router's ParseTask routes.
+//! The `voting-parse-task` Lambda function: API Gateway HTTP API → the shared router's ParseTask routes.
 
 use agora_voting_api::Flow;
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
+async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_voting_functions::serve_http(Flow::ParseTask).await
 }

@@ -1,8 +1,8 @@
-//! The `queries` Lambda function: API Gateway HTTP API → the shared router's Queries routes.
+//! The `voting-queries` Lambda function: API Gateway HTTP API → the shared router's Queries routes.
 
 use agora_voting_api::Flow;
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
+async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_voting_functions::serve_http(Flow::Queries).await
 }

@@ -1,17 +1,16 @@
-//! The `start-tasks` Lambda function: one-shot EventBridge Scheduler schedules and the
-//! `rate(1 minute)` sweep rule.
+//! `voting-start-tasks`: one-shot EventBridge Scheduler schedules and the `rate(1 minute)` sweep.
 
-use agora_voting_functions::{start, wiring};
-use lambda_runtime::{service_fn, LambdaEvent};
+use agora_voting_functions::start;
+use agora_voting_functions::wiring::{self, Function};
 use serde_json::Value;
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_runtime::Error> {
-    wiring::init_tracing();
-    let voting = wiring::voting_from_env().await?;
-    lambda_runtime::run(service_fn(|event: LambdaEvent<Value>| {
+async fn main() -> Result<(), agora_runtime::lambda::Error> {
+    agora_runtime::lambda::init_tracing();
+    let voting = wiring::voting_from_env(Function::StartTasks).await?;
+    agora_runtime::lambda::serve_event(move |event: Value| {
         let voting = voting.clone();
-        async move { start::handle(&voting, &event.payload).await.map_err(lambda_runtime::Error::from) }
-    }))
+        async move { start::handle(&voting, &event).await.map_err(agora_runtime::lambda::Error::from) }
+    })
     .await
 }

@@ -1,8 +1,8 @@
-//! The `submit-vote` Lambda function: API Gateway HTTP API → the shared router's SubmitVote routes.
+//! The `voting-submit-vote` Lambda function: API Gateway HTTP API → the shared router's SubmitVote routes.
 
 use agora_voting_api::Flow;
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
+async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_voting_functions::serve_http(Flow::SubmitVote).await
 }

@@ -4,10 +4,11 @@
 
 mod body;
 mod error;
+pub mod intake;
 mod routes;
 
 pub use error::ApiError;
-pub use routes::{flow_router, router, Flow};
+pub use routes::{flow_router, parse_router, parse_routes, router, routes, with_fallbacks, Flow};
 
 use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;

@@ -4,7 +4,7 @@ use crate::body::json_body;
 use crate::error::ApiError;
 use crate::raw_json;
 use agora_store::Json;
-use agora_voting_core::Voting;
+use agora_voting_core::{TaskParser, Voting};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, Uri};
@@ -33,35 +33,56 @@ pub enum Flow {
 impl Flow {
     pub const ALL: [Flow; 4] = [Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::Queries];
 
-    /// This flow's routes, without state or fallbacks.
-    fn routes(self) -> Router<Arc<Voting>> {
+    /// This flow's routes over the service, without fallbacks. (`ParseTask` uses only the
+    /// service's parser: see [`parse_routes`].)
+    fn routes(self, voting: Arc<Voting>) -> Router {
         let r = Router::new();
         match self {
-            Flow::CreateTask => r.route("/submit-social-choice-task", post(submit_task)),
-            Flow::ParseTask => r.route("/parse-social-choice-task", post(parse_task)),
-            Flow::SubmitVote => r.route("/submit-vote", post(submit_vote)),
+            Flow::CreateTask => r.route("/submit-social-choice-task", post(submit_task)).with_state(voting),
+            Flow::ParseTask => parse_routes(voting.parser().clone()),
+            Flow::SubmitVote => r.route("/submit-vote", post(submit_vote)).with_state(voting),
             Flow::Queries => r
                 .route("/get-report/{social_task_id}", get(get_report))
                 .route("/get-status/{social_task_id}", get(get_status))
                 .route("/get-full-task-bundle/{social_task_id}", get(get_full_task_bundle))
                 .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
-                .route("/generic-query/{collection}", post(generic_query)),
+                .route("/generic-query/{collection}", post(generic_query))
+                .with_state(voting),
         }
     }
 }
 
-/// Every route of §3.1–3.4 (the local server).
+/// Every route of §3.1–3.4, without fallbacks: for a server that mounts several services and
+/// sets the fallbacks once ([`with_fallbacks`]).
+pub fn routes(voting: Arc<Voting>) -> Router {
+    Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(voting.clone())))
+}
+
+/// `POST /parse-social-choice-task` over the parser alone, without fallbacks (`parse-task` opens
+/// no store).
+pub fn parse_routes(parser: TaskParser) -> Router {
+    Router::new().route("/parse-social-choice-task", post(parse_task)).with_state(parser)
+}
+
+/// Every route of §3.1–3.4 with the fallbacks.
 pub fn router(voting: Arc<Voting>) -> Router {
-    finish(Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes())), voting)
+    with_fallbacks(routes(voting))
 }
 
 /// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
 pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
-    finish(flow.routes(), voting)
+    with_fallbacks(flow.routes(voting))
 }
 
-fn finish(routes: Router<Arc<Voting>>, voting: Arc<Voting>) -> Router {
-    routes.fallback(no_route).method_not_allowed_fallback(wrong_method).with_state(voting)
+/// The `parse-task` function's router, answering exactly as [`router`] does.
+pub fn parse_router(parser: TaskParser) -> Router {
+    with_fallbacks(parse_routes(parser))
+}
+
+/// The answers to a path no route serves (404) and a method the path does not take (405), as
+/// JSON errors. Set once per server: axum refuses to merge two routers that both have one.
+pub fn with_fallbacks(router: Router) -> Router {
+    router.fallback(no_route).method_not_allowed_fallback(wrong_method)
 }
 
 async fn submit_task(State(voting): App, body: Bytes) -> Reply {
@@ -70,9 +91,9 @@ async fn submit_task(State(voting): App, body: Bytes) -> Reply {
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
 }
 
-async fn parse_task(State(voting): App, body: Bytes) -> Reply {
+async fn parse_task(State(parser): State<TaskParser>, body: Bytes) -> Reply {
     let body = json_body(&body, false)?;
-    let bundle = voting.parse_task(&body)?;
+    let bundle = parser.parse_task(&body)?;
     Ok(JsonResponse(json!({ "parsed": bundle.to_parsed_dict() })).into_response())
 }
 

@@ -2,9 +2,9 @@
 //! [`crate::flows`], one module per flow.
 
 use crate::error::VotingError;
-use crate::ports::{
-    ChangeListener, Clock, EvaluationQueue, HookRunner, NoChangeListener, Publisher, StartScheduler, SweepOnly, SystemClock,
-};
+use crate::flows::parse::TaskParser;
+use crate::hooks::VotingHooks;
+use crate::ports::{ChangeListener, Clock, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, SystemClock, WorkQueue};
 use crate::repo::Repo;
 use agora_store::DocumentStore;
 use agora_voting_schema::{SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput};
@@ -15,22 +15,19 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone)]
 pub struct Ports {
     pub store: Arc<dyn DocumentStore>,
-    pub hooks: Arc<dyn HookRunner>,
+    pub hooks: VotingHooks,
     pub publisher: Arc<dyn Publisher>,
-    pub queue: Arc<dyn EvaluationQueue>,
+    /// Where evaluation requests go ([`crate::work`]).
+    pub queue: Arc<dyn WorkQueue>,
     pub clock: Arc<dyn Clock>,
     pub changes: Arc<dyn ChangeListener>,
-    pub scheduler: Arc<dyn StartScheduler>,
+    /// One-shot starts at `scheduled_time` ([`crate::work`]); the sweep starts due tasks anyway.
+    pub scheduler: Arc<dyn OneShotSchedules>,
 }
 
 impl Ports {
     /// Ports with the system clock, no change listener and no one-shot schedules.
-    pub fn new(
-        store: Arc<dyn DocumentStore>,
-        hooks: Arc<dyn HookRunner>,
-        publisher: Arc<dyn Publisher>,
-        queue: Arc<dyn EvaluationQueue>,
-    ) -> Self {
+    pub fn new(store: Arc<dyn DocumentStore>, hooks: VotingHooks, publisher: Arc<dyn Publisher>, queue: Arc<dyn WorkQueue>) -> Self {
         Self {
             store,
             hooks,
@@ -38,7 +35,7 @@ impl Ports {
             queue,
             clock: Arc::new(SystemClock),
             changes: Arc::new(NoChangeListener),
-            scheduler: Arc::new(SweepOnly),
+            scheduler: Arc::new(NoSchedules),
         }
     }
 }
@@ -70,13 +67,15 @@ pub struct Voting {
     pub(crate) ports: Ports,
     pub(crate) repo: Repo,
     pub(crate) settings: Settings,
+    pub(crate) parser: TaskParser,
     spec_cache: Arc<Mutex<HashMap<String, Arc<TaskSpecs>>>>,
 }
 
 impl Voting {
     pub fn new(ports: Ports, settings: Settings) -> Self {
         let repo = Repo::new(ports.store.clone());
-        Self { ports, repo, settings, spec_cache: Arc::default() }
+        let parser = TaskParser::new(ports.hooks.clone());
+        Self { ports, repo, settings, parser, spec_cache: Arc::default() }
     }
 
     /// The subject spec and evaluation input of a task, from memory when seen before.
@@ -99,5 +98,10 @@ impl Voting {
 
     pub fn repo(&self) -> &Repo {
         &self.repo
+    }
+
+    /// The parse flow this service validates create requests with.
+    pub fn parser(&self) -> &TaskParser {
+        &self.parser
     }
 }

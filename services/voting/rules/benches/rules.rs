@@ -1,4 +1,4 @@
-//! `cargo bench -p agora-social-choice`: ballots per second for every choice rule.
+//! `cargo bench -p agora-voting-rules`: ballots per second for every choice rule.
 //!
 //! - Rust core: the typed count on 1,000,000 random ballots of 5 options (profile built
 //!   beforehand, best of 3 runs).

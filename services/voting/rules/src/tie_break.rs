@@ -86,8 +86,8 @@ pub(crate) fn lexicographic(winners: &[String]) -> Result<Value, RuleError> {
 pub(crate) fn seeded_random(winners: &[String], params: &Params<'_>, social_task_id: &str) -> Result<Value, RuleError> {
     let tied = tied_set(winners)?;
     let (seed, shown) = match params.get("seed") {
-        None | Some(Value::Null) => (fnv1a(social_task_id.as_bytes()), json!(social_task_id)),
-        Some(Value::String(s)) => (fnv1a(s.as_bytes()), json!(s)),
+        None | Some(Value::Null) => (agora_support::fnv1a(social_task_id.as_bytes()), json!(social_task_id)),
+        Some(Value::String(s)) => (agora_support::fnv1a(s.as_bytes()), json!(s)),
         Some(Value::Number(n)) if n.is_u64() || n.is_i64() => {
             (n.as_u64().or(n.as_i64().map(|i| i as u64)).unwrap_or(0), Value::Number(n.clone()))
         }
@@ -123,11 +123,6 @@ impl SplitMix64 {
     }
 }
 
-/// 64-bit FNV-1a.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,11 +147,5 @@ mod tests {
         let mut r = SplitMix64(0);
         assert_eq!(r.next(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(r.next(), 0x6E78_9E6A_A1B9_65F4);
-    }
-
-    #[test]
-    fn fnv_reference_values() {
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
     }
 }

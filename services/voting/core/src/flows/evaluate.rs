@@ -152,7 +152,7 @@ impl Voting {
         if spec.is_empty() {
             return Err(Failure { hook, error: HookError::NotConfigured });
         }
-        self.ports.hooks.run(hook, spec, input).await.map_err(|error| Failure { hook, error })
+        self.ports.hooks.run(hook, spec, &input.user_input.task.social_task_id, input).await.map_err(|error| Failure { hook, error })
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod create;
 pub mod evaluate;
+pub mod parse;
 pub mod query;
 pub mod start;
 pub mod vote;

@@ -92,7 +92,7 @@ impl Voting {
             let out = self
                 .ports
                 .hooks
-                .run(agora_voting_schema::Hook::Invitation, creator, &input)
+                .run(agora_voting_schema::Hook::Invitation, creator, social_task_id, &input)
                 .await
                 .map_err(|e| format!("invitation creator failed: {e}"))?;
             if !out.is_object() {

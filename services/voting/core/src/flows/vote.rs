@@ -98,8 +98,11 @@ impl Voting {
         let (subject_spec, evaluation) = (&specs.0, &specs.1);
         let input = HookInput::pqt(task, subject_spec, evaluation, &vote.vote_data, &vote.submitter_subject_id);
         let spec = &evaluation.voting_pqt;
-        let result =
-            if spec.is_empty() { Err(crate::ports::HookError::NotConfigured) } else { self.ports.hooks.run(Hook::Pqt, spec, &input).await };
+        let result = if spec.is_empty() {
+            Err(crate::ports::HookError::NotConfigured)
+        } else {
+            self.ports.hooks.run(Hook::Pqt, spec, id, &input).await
+        };
         Ok(match result {
             Ok(out) => {
                 let qualified = out.get("qualified").is_some_and(truthy);
@@ -138,7 +141,7 @@ impl Voting {
         {
             return Ok(());
         }
-        if let Err(e) = self.ports.queue.request_evaluation(id).await {
+        if let Err(e) = self.ports.queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
             tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote retries");
             self.repo.release(&claim_key).await?;
             return Err(VotingError::Internal(e.to_string()));

@@ -10,8 +10,12 @@ pub use protocol::{LiveRequest, LiveUpdate};
 pub use streams::{LiveStreams, Refreshed, Subscribed, Subscription};
 
 use crate::error::VotingError;
+use crate::ports::{ChangeListener, WorkQueue};
 use crate::service::Voting;
+use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// A message on the live queue: `{"changed": {"social_task_id": ...}}` or
 /// `{"refresh": {"connection_id": ..., "token": ..., "seq": n}}`.
@@ -32,6 +36,30 @@ impl LiveMessage {
     /// Reads a message body. Err: why it is not a live message.
     pub fn parse(body: &str) -> Result<Self, String> {
         serde_json::from_str(body).map_err(|e| format!("not a live-stream message ({e}): {}", body.chars().take(200).collect::<String>()))
+    }
+}
+
+/// The [`ChangeListener`] of the AWS shape: each change of a task is one
+/// `{"changed": {"social_task_id": ...}}` on the live queue, for `live-push`.
+#[derive(Clone)]
+pub struct QueuedChanges {
+    queue: Arc<dyn WorkQueue>,
+}
+
+impl QueuedChanges {
+    pub fn new(queue: Arc<dyn WorkQueue>) -> Self {
+        Self { queue }
+    }
+}
+
+#[async_trait]
+impl ChangeListener for QueuedChanges {
+    /// A failure is logged: the streams' periodic refreshes still carry the change.
+    async fn task_changed(&self, social_task_id: &str) {
+        let message = LiveMessage::Changed { social_task_id: social_task_id.to_owned() };
+        if let Err(e) = self.queue.send(social_task_id, &message.to_body(), Duration::ZERO).await {
+            tracing::warn!(social_task_id, error = %e, "live change not queued; the next refresh carries it");
+        }
     }
 }
 

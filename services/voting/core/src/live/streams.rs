@@ -11,7 +11,7 @@
 use super::protocol::{error_message, parse_request, LiveUpdate, BAD_REQUEST, NOT_ENABLED};
 use super::LiveMessage;
 use crate::error::VotingError;
-use crate::ports::{ConnectionGateway, GatewayError, LiveQueue};
+use crate::ports::{ConnectionGateway, GatewayError, WorkQueue};
 use crate::service::Voting;
 use crate::storage::LIVE_SUBSCRIPTIONS;
 use agora_filter::Filter;
@@ -65,16 +65,16 @@ pub enum Refreshed {
     Ended,
 }
 
-/// The live stream over a [`ConnectionGateway`] and a [`LiveQueue`].
+/// The live stream over a [`ConnectionGateway`] and a [`WorkQueue`] (the live queue).
 #[derive(Clone)]
 pub struct LiveStreams {
     voting: Arc<Voting>,
     gateway: Arc<dyn ConnectionGateway>,
-    queue: Arc<dyn LiveQueue>,
+    queue: Arc<dyn WorkQueue>,
 }
 
 impl LiveStreams {
-    pub fn new(voting: Arc<Voting>, gateway: Arc<dyn ConnectionGateway>, queue: Arc<dyn LiveQueue>) -> Self {
+    pub fn new(voting: Arc<Voting>, gateway: Arc<dyn ConnectionGateway>, queue: Arc<dyn WorkQueue>) -> Self {
         Self { voting, gateway, queue }
     }
 
@@ -106,7 +106,10 @@ impl LiveStreams {
             return Ok(if update.complete { Subscribed::Finished } else { Subscribed::Gone });
         }
         let next = LiveMessage::Refresh { connection_id: sub.connection_id.clone(), token: sub.token.clone(), seq: 0 };
-        self.queue.send_later(&next, request.refresh_interval).await.map_err(|e| VotingError::Internal(e.to_string()))?;
+        self.queue
+            .send(connection_id, &next.to_body(), request.refresh_interval)
+            .await
+            .map_err(|e| VotingError::Internal(e.to_string()))?;
         tracing::info!(connection_id, social_task_id = %id, refresh_interval = sub.refresh_interval, "live stream subscribed");
         Ok(Subscribed::Streaming)
     }
@@ -163,7 +166,7 @@ impl LiveStreams {
         }
         let next = LiveMessage::Refresh { connection_id: connection_id.to_owned(), token: token.to_owned(), seq: seq + 1 };
         let every = Duration::from_secs_f64(sub.refresh_interval);
-        if let Err(e) = self.queue.send_later(&next, every).await {
+        if let Err(e) = self.queue.send(connection_id, &next.to_body(), every).await {
             // Give this message's turn back, so that its redelivery can schedule the chain again.
             store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq + 1), &to_json(&json!({ "seq": seq }))).await?;
             return Err(VotingError::Internal(e.to_string()));

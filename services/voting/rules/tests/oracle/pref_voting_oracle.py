@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pref_voting oracle for agora-social-choice's differential tests and benchmark.
+"""pref_voting oracle for agora-voting-rules' differential tests and benchmark.
 
 Reads one JSON request on stdin, writes one JSON answer on stdout.
 

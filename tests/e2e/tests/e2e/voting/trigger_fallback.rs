@@ -5,7 +5,7 @@
 use agora_e2e::{public_request, temp_dir};
 use agora_filter::Filter;
 use agora_store::{DocumentStore, Json, StoreError};
-use agora_voting_core::{EvaluationQueue, Ports, QueueError, Settings, Voting};
+use agora_voting_core::{Ports, QueueError, Settings, Voting, WorkQueue, VOTING_DB};
 use async_trait::async_trait;
 use futures::future::join_all;
 use serde_json::json;
@@ -52,19 +52,19 @@ impl DocumentStore for BrokenCounters {
 struct RecordingQueue(Mutex<Vec<String>>);
 
 #[async_trait]
-impl EvaluationQueue for RecordingQueue {
-    async fn request_evaluation(&self, social_task_id: &str) -> Result<(), QueueError> {
-        self.0.lock().unwrap().push(social_task_id.to_owned());
+impl WorkQueue for RecordingQueue {
+    async fn send(&self, key: &str, _body: &str, _delay: std::time::Duration) -> Result<(), QueueError> {
+        self.0.lock().unwrap().push(key.to_owned());
         Ok(())
     }
 }
 
 async fn voting(broken: bool) -> (Arc<Voting>, Arc<BrokenCounters>, Arc<RecordingQueue>) {
     let path = temp_dir("trigger-fallback").join("agora.sqlite");
-    let inner = agora_runtime::open_store(agora_runtime::StoreKind::Embedded, path, None).await.expect("embedded store");
+    let inner = agora_runtime::open_store(agora_runtime::StoreKind::Embedded, path, VOTING_DB, None).await.expect("embedded store");
     let store = Arc::new(BrokenCounters { inner, broken: AtomicBool::new(broken), failed: AtomicUsize::new(0) });
     let queue = Arc::new(RecordingQueue::default());
-    let hooks = Arc::new(agora_hooks::HookDispatcher::new(&agora_hooks::HooksConfig::default()).expect("hooks"));
+    let hooks = agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None);
     let ports = Ports::new(store.clone(), hooks, Arc::new(agora_runtime::LogPublisher), queue.clone());
     (Arc::new(Voting::new(ports, Settings::default())), store, queue)
 }

@@ -4,7 +4,8 @@
 //! - `GET /functions/{function_id}` gives the entry (404: unknown); entries are cached briefly.
 //! - external (`is_external`): POST the hook input to `external_function_url` (signed when a
 //!   secret is configured); result = the body's `data`, or the body.
-//! - stateful (`is_stateful`): the deployment `<function_name>-<social_task_id>` is created once
+//! - stateful (`is_stateful`): the deployment `<function_name>-<deployment>` is created once
+//!   (`<deployment>` is the service's deployment id, else the task or job id)
 //!   (`POST /function/deployments/create/{deployment}`), then called with
 //!   `POST /function/call_function/{deployment}` (the hook input plus `function_id`).
 //! - stateless: `POST /function/call_as_job/{EXECUTOR_ID}` with
@@ -13,9 +14,9 @@
 
 use crate::cache::TtlCache;
 use crate::http::{unwrap_data, unwrap_job_output, HttpClient};
+use crate::json_body;
 use crate::signing::Signer;
-use agora_voting_core::HookError;
-use agora_voting_schema::HookInput;
+use agora_hooks::HookError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -52,14 +53,14 @@ impl FunctionEntry {
 #[derive(Serialize)]
 struct StatefulCall<'a> {
     #[serde(flatten)]
-    input: &'a HookInput<'a>,
+    input: &'a (dyn erased_serde::Serialize + Sync),
     function_id: &'a str,
 }
 
 #[derive(Serialize)]
 struct JobCall<'a> {
     function_id: &'a str,
-    inputs: &'a HookInput<'a>,
+    inputs: &'a (dyn erased_serde::Serialize + Sync),
     parameters: &'a Value,
 }
 
@@ -71,10 +72,6 @@ pub struct Registry {
     entries: TtlCache<Arc<FunctionEntry>>,
     /// Deployments known to exist; the cell makes a concurrent first use create it once.
     deployments: Mutex<HashMap<String, Arc<OnceCell<()>>>>,
-}
-
-fn json_body(value: &impl Serialize) -> Result<Vec<u8>, HookError> {
-    serde_json::to_vec(value).map_err(|e| HookError::Malformed(format!("hook input is not JSON: {e}")))
 }
 
 impl Registry {
@@ -118,8 +115,15 @@ impl Registry {
         Ok(entry)
     }
 
-    /// Runs the function for one hook call.
-    pub async fn call(&self, function_id: &str, parameters: &Value, input: &HookInput<'_>) -> Result<Value, HookError> {
+    /// Runs the function for one hook call; a stateful function runs in the deployment
+    /// `<function_name>-<deployment>`.
+    pub async fn call(
+        &self,
+        function_id: &str,
+        parameters: &Value,
+        input: &(dyn erased_serde::Serialize + Sync),
+        deployment: &str,
+    ) -> Result<Value, HookError> {
         let entry = self.entry(function_id).await?;
         let result = if entry.is_external {
             let url = entry
@@ -130,7 +134,7 @@ impl Registry {
             unwrap_data(self.http.post_json(url, json_body(input)?, self.signer.as_ref()).await?)
         } else if entry.is_stateful {
             let name = entry.function_name.as_deref().filter(|n| !n.is_empty()).unwrap_or(function_id);
-            let deployment = format!("{name}-{}", input.user_input.task.social_task_id);
+            let deployment = format!("{name}-{deployment}");
             self.ensure_deployment(&deployment, function_id).await?;
             let body = json_body(&StatefulCall { input, function_id })?;
             unwrap_data(self.http.post_json(&self.url(&["function", "call_function", &deployment]), body, None).await?)

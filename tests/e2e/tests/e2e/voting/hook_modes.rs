@@ -6,7 +6,7 @@
 //! report until a retry completes it.
 
 use agora_e2e::*;
-use agora_hooks::Signer;
+use agora_hooks_remote::Signer;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -298,7 +298,7 @@ class AIOSv1PolicyRule:
     )
     .unwrap();
     let zip = dir.join("gate.zip");
-    let python = agora_hooks::HooksConfig::default().python;
+    let python = agora_hooks_remote::HooksConfig::default().python;
     let made = std::process::Command::new(&python)
         .arg("-c")
         .arg(format!(
@@ -676,8 +676,8 @@ async fn dsl_modules_run_in_the_policy_runner_lambda() {
     let dir = temp_dir("policy-lambda");
     let root = repo_root();
     std::fs::copy(root.join("functions/policy-runner/handler.py"), dir.join("handler.py")).unwrap();
-    std::fs::copy(root.join("shared/hooks/python/policy_runner.py"), dir.join("policy_runner.py")).unwrap();
-    let python = agora_hooks::HooksConfig::default().python;
+    std::fs::copy(root.join("shared/hooks-remote/python/policy_runner.py"), dir.join("policy_runner.py")).unwrap();
+    let python = agora_hooks_remote::HooksConfig::default().python;
     let (lambda_dir, cache) = (dir.clone(), dir.join("cache"));
     let endpoint = StubServer::start(Duration::ZERO, move |r| {
         assert!(r.path.contains("/functions/policy-runner/invocations"), "{}", r.path);

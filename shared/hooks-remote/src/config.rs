@@ -68,13 +68,7 @@ impl Default for HooksConfig {
     }
 }
 
-fn non_empty_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    non_empty_env(name).and_then(|v| v.parse().ok())
-}
+use agora_support::env::{number as env_number, var as non_empty_env};
 
 impl HooksConfig {
     /// Reads the variables of the table above; unset or unparsable numbers keep their default.

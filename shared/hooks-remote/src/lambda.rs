@@ -8,7 +8,7 @@
 
 use crate::config::HooksConfig;
 use crate::truncate;
-use agora_voting_core::HookError;
+use agora_hooks::HookError;
 use aws_sdk_lambda::error::{DisplayErrorContext, SdkError};
 use aws_sdk_lambda::primitives::Blob;
 use aws_sdk_lambda::types::InvocationType;

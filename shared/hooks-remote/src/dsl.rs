@@ -24,8 +24,7 @@ use crate::http::{unwrap_data, HttpClient};
 use crate::lambda::LambdaInvoker;
 use crate::policy_runner::{LoadSpec, PolicyCall, PolicyRunner, Reply};
 use crate::registry::encode_segment;
-use agora_voting_core::HookError;
-use agora_voting_schema::HookInput;
+use agora_hooks::HookError;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, VecDeque};
@@ -84,15 +83,6 @@ fn merge(a: Option<&Value>, b: Option<&Value>) -> Value {
         }
     }
     Value::Object(out)
-}
-
-fn fnv(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 impl Plan {
@@ -164,7 +154,7 @@ impl Plan {
                     parameters: merge(global_parameters, entry.get("parameters")),
                 };
                 let spec_text = serde_json::to_string(&load).unwrap_or_default();
-                let instance = format!("dsl:{workflow_id}:{key}:{:016x}", fnv(&spec_text));
+                let instance = format!("dsl:{workflow_id}:{key}:{:016x}", agora_support::fnv1a(spec_text.as_bytes()));
                 Ok(Module { key: key.to_owned(), instance, load })
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -176,7 +166,7 @@ impl Plan {
 #[derive(Serialize)]
 struct ModuleInput<'a> {
     #[serde(flatten)]
-    hook: &'a HookInput<'a>,
+    hook: &'a (dyn erased_serde::Serialize + Sync),
     previous_outputs: &'a Map<String, Value>,
 }
 
@@ -210,7 +200,7 @@ impl Workflows {
     }
 
     /// Runs the workflow for one hook call.
-    pub async fn run(&self, workflow_id: &str, input: &HookInput<'_>) -> Result<Value, HookError> {
+    pub async fn run(&self, workflow_id: &str, input: &(dyn erased_serde::Serialize + Sync)) -> Result<Value, HookError> {
         let plan = self.plan(workflow_id).await?;
         let mut outputs = Map::new();
         let no_parameters = Value::Object(Map::new());

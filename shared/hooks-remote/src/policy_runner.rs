@@ -16,7 +16,7 @@
 
 use crate::config::HooksConfig;
 use crate::truncate;
-use agora_voting_core::HookError;
+use agora_hooks::HookError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -313,12 +313,7 @@ fn shard(key: &str, n: usize) -> usize {
     if n <= 1 {
         return 0;
     }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    (h % n as u64) as usize
+    (agora_support::fnv1a(key.as_bytes()) % n as u64) as usize
 }
 
 /// Writes request lines, flushing once the queue is drained (several lines per write under load).

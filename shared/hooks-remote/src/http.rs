@@ -3,7 +3,7 @@
 
 use crate::signing::Signer;
 use crate::truncate;
-use agora_voting_core::HookError;
+use agora_hooks::HookError;
 use serde_json::Value;
 use std::time::Duration;
 

@@ -1,0 +1,63 @@
+//! Voting on the local server: its store (`voting_db`), its flows over the local platform, its
+//! routes (§3 and the live stream's WebSocket), the start sweep, the evaluation worker, and the
+//! NATS vote intake when configured.
+
+pub mod intake;
+pub mod live;
+
+use crate::queue::{self, LocalQueue};
+use crate::{Config, Platform, DB_FILE};
+use agora_voting_core::{voting_hooks, EvaluationWork, NoSchedules, Ports, Settings, SystemClock, Voting, VOTING_DB};
+use axum::routing::get;
+use axum::Router;
+use live::{ChangeHub, LiveState};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Voting, wired: the service, its routes (without fallbacks) and its background tasks.
+pub struct Wired {
+    pub voting: Arc<Voting>,
+    pub routes: Router,
+    pub tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
+    let store =
+        agora_runtime::open_store(config.store, config.data_dir.join(DB_FILE), VOTING_DB, config.store_namespace.as_deref()).await?;
+    let hub = ChangeHub::default();
+    let (evaluations, evaluations_rx) = LocalQueue::new("evaluation");
+    let ports = Ports {
+        store,
+        hooks: voting_hooks(platform.remote.clone(), agora_runtime::env("SOCIAL_CHOICE_ID")),
+        publisher: Arc::new(platform.inbox.clone()),
+        queue: Arc::new(evaluations),
+        clock: Arc::new(SystemClock),
+        changes: Arc::new(hub.clone()),
+        scheduler: Arc::new(NoSchedules),
+    };
+    let voting = Arc::new(Voting::new(ports, Settings::default()));
+    let routes = agora_voting_api::routes(voting.clone())
+        .merge(Router::new().route("/live-stream", get(live::live_stream)).with_state(LiveState { voting: voting.clone(), hub }));
+
+    let retry_delay = Duration::from_millis(config.retry_delay_ms);
+    let mut tasks = vec![
+        tokio::spawn(queue::run_worker(Arc::new(EvaluationWork::new(voting.clone())), evaluations_rx, retry_delay)),
+        tokio::spawn(run_sweep(voting.clone(), Duration::from_millis(config.sweep_interval_ms.max(1)))),
+    ];
+    if let Some(url) = &config.nats_intake_url {
+        tasks.push(intake::start(url, voting.clone()).await?);
+    }
+    Ok(Wired { voting, routes, tasks })
+}
+
+/// Starts due tasks every `every`.
+async fn run_sweep(voting: Arc<Voting>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = voting.start_due_tasks().await {
+            tracing::error!(error = %e, "start sweep failed");
+        }
+    }
+}
