@@ -5,13 +5,14 @@
 //! which every service's [`DatabaseSpec`](crate::DatabaseSpec) lists:
 //!
 //! ```json
-//! {"claim_id": "evaluate:task_1", "claimed_at": "2026-10-22T10:00:00.000000", "expires_at": "2026-10-22T10:05:00.000000"}
+//! {"claim_id": "evaluate:task_1", "claimed_at": "2026-10-22T10:00:00.481203", "expires_at": "2026-10-22T10:05:00.481203"}
 //! ```
 //!
 //! Taking one inserts that document; when it exists already, the claim is taken over only if
 //! its lease has run out (`expires_at < now`, in one conditional write, so that one taker wins);
 //! `expires_at: null` never expires. Datetimes are written as every stored datetime
-//! ([`agora_schema::time::format_datetime`]), which orders them as text. Claims belong to their
+//! ([`agora_schema::time::format_datetime`]: naive UTC, microseconds when non-zero), which orders
+//! them as text. Claims belong to their
 //! database: two databases' claims of the same key are independent.
 
 use crate::{Change, CollectionSpec, DocumentStore, StoreError};

@@ -4,8 +4,7 @@
 use crate::check::*;
 use crate::fixtures::*;
 use crate::SharedStore;
-use agora_core::storage::CLAIMS;
-use agora_schema::collections::{TASKS, VOTES};
+use crate::spec::{CLAIMS, TASKS, VOTES};
 use agora_store::{to_json, StoreError};
 use serde_json::json;
 use std::future::Future;
@@ -16,7 +15,7 @@ use tokio::sync::Barrier;
 pub const RACERS: usize = 50;
 
 /// Runs `RACERS` copies of `attempt(i)` on separate tokio tasks, released together.
-async fn race<T, F, Fut>(attempt: F) -> Vec<T>
+pub(crate) async fn race<T, F, Fut>(attempt: F) -> Vec<T>
 where
     T: Send + 'static,
     F: Fn(usize) -> Fut,

@@ -4,7 +4,7 @@ use crate::check::*;
 use crate::fixtures::*;
 use crate::SharedStore;
 use agora_filter::Filter;
-use agora_schema::collections::{TASKS, VOTES};
+use crate::spec::{TASKS, VOTES};
 use serde_json::json;
 
 /// A false condition changes nothing and answers `false`.
