@@ -67,6 +67,10 @@ pub mod __private {
     use super::{DocumentStore, SharedStore};
     use std::sync::Arc;
 
+    pub use agora_filter::Filter;
+    pub use agora_store::{Change, DocumentStore as Store, Json, StoreError};
+    pub use async_trait::async_trait;
+
     /// What the setup block returned.
     pub struct Setup<T>(pub T);
 
@@ -179,6 +183,59 @@ macro_rules! contract_tests {
             async move { $crate::__private::Setup(opened.await).into_shared() }
         })
     }};
+}
+
+/// Implements [`DocumentStore`] for a test wrapper `$ty` (holding the adapter and what must
+/// live as long as it: a directory, a table, a database to drop) by delegating every method to
+/// its field `$field`.
+#[macro_export]
+macro_rules! delegate_store {
+    ($ty:ty, $field:ident) => {
+        #[$crate::__private::async_trait]
+        impl $crate::__private::Store for $ty {
+            async fn insert(&self, docs: Vec<(&'static str, $crate::__private::Json)>) -> Result<(), $crate::__private::StoreError> {
+                self.$field.insert(docs).await
+            }
+            async fn get(&self, collection: &str, id: &str) -> Result<Option<$crate::__private::Json>, $crate::__private::StoreError> {
+                self.$field.get(collection, id).await
+            }
+            async fn find(
+                &self,
+                collection: &str,
+                filter: &$crate::__private::Filter,
+            ) -> Result<Vec<$crate::__private::Json>, $crate::__private::StoreError> {
+                self.$field.find(collection, filter).await
+            }
+            async fn count(
+                &self,
+                collection: &str,
+                filter: &$crate::__private::Filter,
+                limit: Option<u64>,
+            ) -> Result<u64, $crate::__private::StoreError> {
+                self.$field.count(collection, filter, limit).await
+            }
+            async fn update(
+                &self,
+                collection: &str,
+                id: &str,
+                condition: &$crate::__private::Filter,
+                change: &$crate::__private::Change,
+            ) -> Result<bool, $crate::__private::StoreError> {
+                self.$field.update(collection, id, condition, change).await
+            }
+            async fn delete(
+                &self,
+                collection: &str,
+                id: &str,
+                condition: &$crate::__private::Filter,
+            ) -> Result<bool, $crate::__private::StoreError> {
+                self.$field.delete(collection, id, condition).await
+            }
+            async fn increment(&self, counter: &str, by: i64) -> Result<i64, $crate::__private::StoreError> {
+                self.$field.increment(counter, by).await
+            }
+        }
+    };
 }
 
 #[cfg(test)]
