@@ -19,9 +19,9 @@ use agora_store::{to_json, Change, DocumentStore};
 use agora_store_contract::fixtures::{job, vote};
 use agora_store_contract::CONTRACT_DB;
 use agora_store_dynamodb::{DynamoConfig, DynamoStore, ENDPOINT_ENV};
+use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
-use serde_json::json;
 use std::time::{Duration, Instant};
 
 const VOTES: &str = "votes";

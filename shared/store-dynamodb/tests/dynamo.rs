@@ -7,8 +7,8 @@ mod common;
 
 use agora_filter::Filter;
 use agora_store::{to_json, Change, DocumentStore, StoreError};
-use agora_store_contract::spec::{CLAIMS, TASKS, VOTES};
 use agora_store_contract::fixtures::{large_report, task, vote, EXAMPLE_TASK_ID};
+use agora_store_contract::spec::{CLAIMS, TASKS, VOTES};
 use agora_store_dynamodb::{AccessPath, DynamoStore, StoreStats};
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ProjectionType};
 use common::TempTable;
@@ -164,8 +164,7 @@ async fn hot_paths_are_keyed_reads() {
 
     // Claims are keyed.
     let claim = Filter::must(json!({"expires_at": {"$lt": "2026-10-22T10:00:00"}}));
-    let (changed, stats) =
-        calls(store, store.update(CLAIMS, "start:task_01", &claim, &Change::set(&json!({"a": 1})))).await;
+    let (changed, stats) = calls(store, store.update(CLAIMS, "start:task_01", &claim, &Change::set(&json!({"a": 1})))).await;
     assert!(!changed.expect("update"));
     assert_eq!((stats.get_items, stats.index_queries, stats.collection_queries), (1, 0, 0));
 

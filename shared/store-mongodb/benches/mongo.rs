@@ -7,9 +7,9 @@
 //! `AGORA_BENCH_GETS` (default 3000), `AGORA_BENCH_FIND_VOTES` (default 100000).
 
 use agora_filter::Filter;
+use agora_store::{to_json, DocumentStore, Json};
 use agora_store_contract::spec::VOTES;
 use agora_store_contract::CONTRACT_DB;
-use agora_store::{to_json, DocumentStore, Json};
 use agora_store_mongodb::MongoStore;
 use serde_json::json;
 use std::sync::Arc;

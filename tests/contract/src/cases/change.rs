@@ -104,7 +104,8 @@ pub async fn update_append(store: SharedStore) {
     assert_eq!(keys(&after), ["job_id", "bid_job_status", "task_metadata", "roster", "created_at", "waitlist"]);
     assert_eq!(keys(&after["task_metadata"]), ["title", "budget", "history"]);
 
-    let both = Change::set(&json!({"bid_job_status": "full", "task_metadata.closed": true})).append("roster", &json!({"subject_id": "agent-4"}));
+    let both =
+        Change::set(&json!({"bid_job_status": "full", "task_metadata.closed": true})).append("roster", &json!({"subject_id": "agent-4"}));
     assert!(store.update(JOBS, "job_1", &filter(json!({"roster.1.subject_id": "agent-2"})), &both).await.expect("update"));
     let after = stored_job(&store, "job_1").await;
     assert_eq!(after["bid_job_status"], "full");

@@ -31,7 +31,10 @@ pub async fn claims_won_once_under_race(store: SharedStore) {
     assert_eq!(won, 1, "exactly one claimer wins: {results:?}");
     assert!(results.iter().all(|r| matches!(r, Ok(Claim::Won | Claim::Held))), "{results:?}");
     let stored = get_value(&store, CLAIMS, "evaluate:task_x").await.expect("stored");
-    assert_eq!(stored, json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000"}));
+    assert_eq!(
+        stored,
+        json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000"})
+    );
     assert_eq!(keys(&stored), ["claim_id", "claimed_at", "expires_at"]);
     assert!(claims.held("evaluate:task_x").await.expect("held"));
 }
@@ -51,7 +54,10 @@ pub async fn claims_held_until_the_lease_expires(store: SharedStore) {
     .await;
     assert_eq!(results.iter().filter(|r| **r == Ok(Claim::Won)).count(), 1, "one claimer takes the expired claim over: {results:?}");
     let stored = get_value(&store, CLAIMS, "start:task_a").await.expect("stored");
-    assert_eq!(stored, json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000"}));
+    assert_eq!(
+        stored,
+        json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000"})
+    );
 
     assert_eq!(claims.claim("trigger:task_a", at(0, 0), None).await.expect("claim"), Claim::Won);
     assert_eq!(get_value(&store, CLAIMS, "trigger:task_a").await.expect("stored")["expires_at"], json!(null));

@@ -1,8 +1,8 @@
 //! Counters: atomic increments beside the collections, invisible to every query.
 
 use crate::check::*;
-use crate::SharedStore;
 use crate::spec::all_collections;
+use crate::SharedStore;
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::Barrier;

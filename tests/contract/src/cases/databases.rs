@@ -25,7 +25,11 @@ pub async fn two_databases_side_by_side(open: Opener) {
     assert_eq!(count(&a, VOTES, json!({"social_task_id": "task_a", "qualified": true}), None).await, 1);
     assert_eq!(count(&b, VOTES, json!({"social_task_id": "task_a", "qualified": true}), None).await, 0);
     assert_eq!(count(&b, VOTES, json!({"vote_data.selected_option": "agent-translator-02"}), None).await, 2);
-    assert_duplicate(b.insert(vec![(VOTES, agora_store::to_json(&vote("v-3", "task_a", "agent-1", true)))]).await, VOTES, "social_task_id,submitter_subject_id");
+    assert_duplicate(
+        b.insert(vec![(VOTES, agora_store::to_json(&vote("v-3", "task_a", "agent-1", true)))]).await,
+        VOTES,
+        "social_task_id,submitter_subject_id",
+    );
 
     // A large document (stored in parts by some adapters) under the same key in both.
     let mut big = task("task_big", "complete", &[]);

@@ -3,8 +3,8 @@
 
 use crate::check::*;
 use crate::fixtures::*;
-use crate::SharedStore;
 use crate::spec::{CLAIMS, INPUTS, SPECS, TASKS, VOTES};
+use crate::SharedStore;
 use agora_store::{to_json, Json};
 use serde_json::{json, value::RawValue};
 

@@ -3,8 +3,8 @@
 
 use crate::check::*;
 use crate::fixtures::*;
-use crate::SharedStore;
 use crate::spec::{all_collections, CLAIMS, INPUTS, SPECS, TASKS, VOTES};
+use crate::SharedStore;
 use agora_filter::Filter;
 use serde_json::{json, Value};
 

@@ -3,8 +3,8 @@
 
 use crate::check::*;
 use crate::fixtures::*;
-use crate::SharedStore;
 use crate::spec::{CLAIMS, TASKS, VOTES};
+use crate::SharedStore;
 use agora_store::{to_json, StoreError};
 use serde_json::json;
 use std::future::Future;
