@@ -398,13 +398,12 @@ impl DocumentStore for EmbeddedStore {
 
     async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
         let table = self.table(collection)?;
-        // Checked before the write; the change's values are not parsed (a set may carry a report
-        // of a million votes), only copied once into the closure.
-        change.plan(table.spec.key, id).map_err(|e| StoreError::invalid_change(collection, e))?;
         let (id, condition, change) = (id.to_string(), Query::plan(&table, condition), change.clone());
         self.inner
             .writer
             .write(move |conn| {
+                // Read once, here: the change's values are not parsed (a set may carry a report
+                // of a million votes), and a refused change fails this write alone.
                 let plan = change.plan(table.spec.key, &id).map_err(|e| StoreError::invalid_change(table.spec.name, e))?;
                 let Some(doc) = doc_if(conn, &table, &id, &condition)? else { return Ok(false) };
                 if !plan.is_empty() {
