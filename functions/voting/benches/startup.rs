@@ -130,7 +130,7 @@ async fn one_run(binary: &str, event: &Value, store: &str, dir: &std::path::Path
         .env("AWS_LAMBDA_LOG_GROUP_NAME", "bench")
         .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
         .env("AGORA_STORE", store)
-        .env("AGORA_EMBEDDED_PATH", dir.join("bench.sqlite"))
+        .env("AGORA_EMBEDDED_DIR", dir)
         .env("AGORA_PUBLISHER", "log")
         .env("AGORA_EVALUATION_QUEUE_URL", "http://127.0.0.1:9/queue/evaluations")
         .env("AGORA_LIVE_QUEUE_URL", "http://127.0.0.1:9/queue/live")

@@ -5,7 +5,7 @@
 //! | Variable | Meaning | Read by |
 //! |---|---|---|
 //! | `AGORA_STORE` | `mongodb`, `dynamodb`, or `embedded` in builds with the `embedded` feature (see `agora_runtime`); default `mongodb` | all but parse-task |
-//! | `AGORA_EMBEDDED_PATH` | the SQLite file of the `embedded` store (local runs of the functions); default `/tmp/agora.sqlite` | as `AGORA_STORE` |
+//! | `AGORA_EMBEDDED_DIR` | the folder of the `embedded` store's files (local runs of the functions); default `/tmp/agora` | as `AGORA_STORE` |
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log`; default `eventbridge` | start-tasks, evaluate-task |
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | submit-vote |
 //! | `AGORA_START_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot starts; without the first two, the sweep alone starts tasks | create-task |
@@ -100,7 +100,7 @@ pub async fn live_streams_from_env(function: Function) -> Result<LiveStreams, Bo
 pub async fn voting_with_sdk(function: Function, sdk: &SdkConfig) -> Result<Arc<Voting>, BoxError> {
     let name = function.name();
     let store_kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
-    let embedded = PathBuf::from(env("AGORA_EMBEDDED_PATH").unwrap_or_else(|| "/tmp/agora.sqlite".into()));
+    let embedded = PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
     let hooks = if function.runs_hooks() { hooks_from_env()? } else { voting_hooks(Arc::new(agora_hooks::NoRemote), None) };
     let publisher: Arc<dyn Publisher> = if function.publishes() {
         let kind: PublisherKind = env("AGORA_PUBLISHER").as_deref().unwrap_or("eventbridge").parse()?;
@@ -128,7 +128,7 @@ pub async fn voting_with_sdk(function: Function, sdk: &SdkConfig) -> Result<Arc<
         _ => Arc::new(NoChangeListener),
     };
     let ports = Ports {
-        store: open_store(store_kind, embedded, VOTING_DB, None).await?,
+        store: open_store(store_kind, &embedded, VOTING_DB, None).await?,
         hooks,
         publisher,
         queue,

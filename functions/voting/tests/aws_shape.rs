@@ -92,8 +92,7 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     })
     .await;
 
-    let store =
-        agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}")).await.expect("mongodb");
+    let store = agora_store_mongodb::MongoStore::connect(&mongo_uri, VOTING_DB.named(format!("voting_{suffix}"))).await.expect("mongodb");
     let ports = Ports {
         store: Arc::new(store),
         hooks: agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None),

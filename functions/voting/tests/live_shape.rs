@@ -155,9 +155,8 @@ impl Stack {
         let live = LiveQueue { sqs: sqs.clone(), url: create_queue(format!("live-{suffix}")).await };
         let connections = Connections::start().await;
 
-        let store = agora_store_mongodb::MongoStore::connect_with_database(&mongo_uri, VOTING_DB, &format!("voting_{suffix}"))
-            .await
-            .expect("mongodb");
+        let store =
+            agora_store_mongodb::MongoStore::connect(&mongo_uri, VOTING_DB.named(format!("voting_{suffix}"))).await.expect("mongodb");
         let live_queue = agora_aws::SqsQueue::new(sqs.clone(), &live.url);
         let ports = Ports {
             store: Arc::new(store),

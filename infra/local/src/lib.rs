@@ -22,9 +22,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// File name of the embedded database inside the data folder.
-pub const DB_FILE: &str = "agora.sqlite";
-
 /// A running local server.
 pub struct Running {
     pub addr: SocketAddr,

@@ -16,7 +16,7 @@ pub mod lambda;
 
 use agora_ports::{PublishError, Publisher};
 use agora_store::{DatabaseSpec, DocumentStore};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -43,29 +43,33 @@ impl std::str::FromStr for StoreKind {
     }
 }
 
-/// Opens the database `db` on the store of `kind`. `embedded_path` is the SQLite file of the
-/// embedded store; the others read `MONGODB_URI`, or the DynamoDB variables and the standard AWS
-/// environment. `namespace` replaces the MongoDB database name (the spec's, e.g. `voting_db`) or
-/// the DynamoDB table name, so that several servers can share one database server (tests).
-/// With a DynamoDB endpoint override (a local server) the table is created when missing.
+/// Opens the database `db` on the store of `kind`. The embedded store keeps each database in
+/// its own SQLite file in `embedded_dir` (`<dir>/<database>.sqlite`); the others read
+/// `MONGODB_URI`, or the DynamoDB variables and the standard AWS environment. `namespace`
+/// replaces the MongoDB database name (the spec's, e.g. `voting_db`) or the DynamoDB table
+/// name, so that several servers can share one database server (tests). With a DynamoDB
+/// endpoint override (a local server) the table is created when missing.
 pub async fn open_store(
     kind: StoreKind,
-    embedded_path: PathBuf,
+    embedded_dir: &Path,
     db: DatabaseSpec,
     namespace: Option<&str>,
 ) -> Result<Arc<dyn DocumentStore>, BoxError> {
     Ok(match kind {
         #[cfg(feature = "embedded")]
-        StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open(&embedded_path, db)?),
+        StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open_in(embedded_dir, db)?),
         #[cfg(not(feature = "embedded"))]
         StoreKind::Embedded => {
-            let _ = embedded_path;
+            let _ = embedded_dir;
             return Err("this build has no embedded store (agora-runtime's `embedded` feature is off, as in the Lambda functions): use mongodb or dynamodb".into());
         }
         StoreKind::MongoDb => {
             let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
-            let database = namespace.unwrap_or(db.name);
-            Arc::new(agora_store_mongodb::MongoStore::connect_with_database(&uri, db, database).await?)
+            let db = match namespace {
+                Some(name) => db.named(name.to_owned()),
+                None => db,
+            };
+            Arc::new(agora_store_mongodb::MongoStore::connect(&uri, db).await?)
         }
         StoreKind::DynamoDb => {
             let mut config = agora_store_dynamodb::DynamoConfig::from_env();

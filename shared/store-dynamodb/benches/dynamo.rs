@@ -5,20 +5,21 @@
 //! 1. store calls: insert one vote (sequential, 16 tasks), get, the vote-intake lookup by
 //!    (task, subject), the trigger count;
 //! 2. `find` of the 10,000 votes of one task;
-//! 3. votes accepted per second through `submit-vote`'s handler (`Voting::submit_vote`, builtin
-//!    PQT, public task), sequential and from 16 tasks.
+//! 3. capped-roster appends (`update` with a condition and an append), sequential.
+//!
+//! (The votes per second through voting's `submit-vote` handler are the voting service's bench:
+//! a platform crate does not depend on a service.)
 //!
 //! `AGORA_BENCH_N` sets the number of calls per line (default 1,000), `AGORA_BENCH_FIND` the
 //! size of the big task (default 10,000).
 
 use agora_filter::Filter;
-use agora_store::{to_json, DocumentStore};
-use agora_store_contract::fixtures::vote;
+use agora_store::conditions::shorter_than;
+use agora_store::{to_json, Change, DocumentStore};
+use agora_store_contract::fixtures::{job, vote};
+use agora_store_contract::CONTRACT_DB;
 use agora_store_dynamodb::{DynamoConfig, DynamoStore, ENDPOINT_ENV};
-use agora_voting_core::ports::{PublishError, Publisher, QueueError, WorkQueue};
-use agora_voting_core::{voting_hooks, Ports, Settings, Voting, VOTING_DB};
-use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,7 +40,7 @@ fn main() {
     runtime.block_on(async {
         let table = format!("agora-bench-{}", std::process::id());
         let config = DynamoConfig { table: table.clone(), endpoint: Some(endpoint.clone()), region: None };
-        let store = Arc::new(DynamoStore::connect(config, VOTING_DB).await.expect("connect"));
+        let store = Arc::new(DynamoStore::connect(config, CONTRACT_DB).await.expect("connect"));
         store.ensure_table().await.expect("create the bench table");
         println!("DynamoDB store bench, endpoint {endpoint}, table {table}, 2 tokio workers");
         run(&store).await;
@@ -52,7 +53,7 @@ async fn run(store: &Arc<DynamoStore>) {
     let big = env_usize("AGORA_BENCH_FIND", 10_000);
     store_calls(store, n).await;
     find_big_task(store, big).await;
-    handler(store, n).await;
+    roster_appends(store, n).await;
     println!("calls made: {:?}", store.stats());
 }
 
@@ -129,87 +130,19 @@ async fn find_big_task(store: &Arc<DynamoStore>, big: usize) {
     report(&format!("count the {big} qualified votes of a task"), 1, t.elapsed());
 }
 
-/// A publisher and a queue that drop everything: the bench measures the vote path.
-struct Nowhere;
-
-#[async_trait]
-impl Publisher for Nowhere {
-    async fn publish(&self, _address: &str, _message: &Value) -> Result<(), PublishError> {
-        Ok(())
+/// Appends to capped rosters: one job per 10 applicants, each append conditioned on the job
+/// being open and its roster shorter than 10.
+async fn roster_appends(store: &Arc<DynamoStore>, n: usize) {
+    for j in 0..n.div_ceil(10) {
+        store.insert(vec![("jobs", to_json(&job(&format!("job-{j:05}"), "open")))]).await.expect("insert a job");
     }
-}
-
-#[async_trait]
-impl WorkQueue for Nowhere {
-    async fn send(&self, _key: &str, _body: &str, _delay: Duration) -> Result<(), QueueError> {
-        Ok(())
-    }
-}
-
-/// Votes per second through `Voting::submit_vote`, on a started public task that never
-/// triggers.
-async fn handler(store: &Arc<DynamoStore>, n: usize) {
-    let shared: Arc<dyn DocumentStore> = store.clone();
-    let ports = Ports::new(shared, voting_hooks(Arc::new(agora_hooks::NoRemote), None), Arc::new(Nowhere), Arc::new(Nowhere));
-    let voting = Arc::new(Voting::new(ports, Settings::default()));
-    let id = voting.create_task(&public_request()).await.expect("create a task");
-    voting.start_task(&id).await.expect("start it");
-
+    let condition = Filter::must(json!({"bid_job_status": "open"})).and(shorter_than("roster", 10));
     let t = Instant::now();
     for i in 0..n {
-        voting.submit_vote(&vote_body(&id, &format!("voter-seq-{i}"), i)).await.expect("vote accepted");
+        let change = Change::none().append("roster", &json!({"subject_id": format!("agent-{i}")}));
+        assert!(store.update("jobs", &format!("job-{:05}", i / 10), &condition, &change).await.expect("append"));
     }
-    report("submit-vote handler, sequential", n, t.elapsed());
-
-    let per_task = n.div_ceil(CONCURRENCY);
-    let t = Instant::now();
-    let workers = (0..CONCURRENCY).map(|c| {
-        let (voting, id) = (Arc::clone(&voting), id.clone());
-        tokio::spawn(async move {
-            for i in 0..per_task {
-                voting.submit_vote(&vote_body(&id, &format!("voter-{c}-{i}"), i)).await.expect("vote accepted");
-            }
-        })
-    });
-    for worker in futures::future::join_all(workers).await {
-        worker.expect("worker");
-    }
-    report(&format!("submit-vote handler, {CONCURRENCY} tasks"), per_task * CONCURRENCY, t.elapsed());
-}
-
-/// A public task with builtin hooks, due already, that a billion votes would trigger.
-fn public_request() -> Value {
-    json!({
-        "social_task": {
-            "created_by_subject_id": "bench", "created_by_subject_data": {}, "org_ids": [], "access_type": "public",
-            "goal": {}, "topics": [], "properties": {}, "creation_time": "2026-10-22T09:00:00",
-            "scheduled_time": "2020-01-01T00:00:00Z", "status": "scheduled", "duration": 1_000_000_000, "enable_live_streaming": false
-        },
-        "subject_spec": {
-            "title": "bench", "description": "bench",
-            "voting_options": {"agent-translator-01": "1", "agent-translator-02": "2", "agent-translator-03": "3"},
-            "voting_metadata": {}, "supported_protocols": [], "voting_request": {}
-        },
-        "evaluation_spec": {
-            "constraints_primary": "", "constraints_secondary": "",
-            "voting_pqt": {"mode": "builtin", "name": "option-on-ballot"},
-            "evaluation": {"mode": "builtin", "name": "plurality"},
-            "tie_breaker": {"mode": "builtin", "name": "earliest-vote"},
-            "post_award": {"mode": "builtin", "name": "assign-first-winner"}
-        }
-    })
-}
-
-fn vote_body(task: &str, subject: &str, i: usize) -> Value {
-    let options = ["agent-translator-01", "agent-translator-02", "agent-translator-03"];
-    json!({
-        "vote_id": uuid::Uuid::new_v4().to_string(),
-        "social_task_id": task,
-        "submitter_subject_id": subject,
-        "vote_data": {"selected_option": options[i % 3]},
-        "submission_time": "2026-10-22T10:03:12.481203",
-        "qualified": true
-    })
+    report("append to a capped roster, sequential", n, t.elapsed());
 }
 
 /// Runs `work(store, c)` on `CONCURRENCY` tasks and waits for all.

@@ -1,4 +1,4 @@
-//! Counters ([`agora_store::DocumentStore::increment`]): one item each, `c#<name>`, changed with
+//! Counters ([`agora_store::DocumentStore::increment`]): one item each, `c#<database>#<name>`, changed with
 //! an atomic `ADD` (no read, no transaction, so concurrent increments never conflict).
 //!
 //! An `UpdateItem` the SDK retries after its first attempt was applied (the response lost)
@@ -13,9 +13,9 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 /// The attribute holding a counter's value.
 const VALUE: &str = "n";
 
-/// Partition key of the counter `name`.
-fn counter_pk(name: &str) -> String {
-    format!("c#{name}")
+/// Partition key of the counter `name` of `database`.
+fn counter_pk(database: &str, name: &str) -> String {
+    format!("c#{database}#{name}")
 }
 
 fn number(item: Option<&std::collections::HashMap<String, AttributeValue>>, name: &str) -> Result<i64, StoreError> {
@@ -26,7 +26,7 @@ fn number(item: Option<&std::collections::HashMap<String, AttributeValue>>, name
 }
 
 pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64, StoreError> {
-    let pk = counter_pk(name);
+    let pk = counter_pk(&inner.layout.database, name);
     if pk.len() > crate::table::MAX_KEY_BYTES {
         return Err(StoreError::Backend(format!("counter name of {} bytes is too long", name.len())));
     }

@@ -1,9 +1,22 @@
-//! The DynamoDB [`agora_store::DocumentStore`]: every collection of a database in one table.
+//! The DynamoDB [`agora_store::DocumentStore`]: every collection of every database in one
+//! table, each key prefixed with the database's name.
 //!
 //! ```ignore
 //! let store = DynamoStore::connect(DynamoConfig::from_env(), VOTING_DB).await?;
 //! store.ensure_table().await?; // local and test use; in AWS the template creates the table
+//! let exchange = DynamoStore::with_client(store.client().clone(), store.table_name(), XCHANGE_DB.named("exchange_a"))?;
 //! ```
+//!
+//! # One table, the database as a key prefix
+//!
+//! Databases (`voting_db`, `exchange_<id>`, ...) share the stack's one table: every partition
+//! key, GSI key and counter key starts with `<database>#` (after the item kind), so two databases
+//! with the same collections never meet, and opening a new exchange's database needs no table,
+//! no template change and no IAM change. A table per database would make a new exchange a
+//! deployment step (`CreateTable` at run time, its GSIs, its permissions) for no gain:
+//! DynamoDB partitions by key, not by table. The GSIs are shared too: a table needs as many
+//! field GSIs as the database that needs the most ([`DynamoStore::ensure_table`] checks the
+//! table has those of its own database).
 //!
 //! [`DynamoConfig::from_env`] reads `AGORA_DYNAMODB_TABLE` (default `agora`) and
 //! `AGORA_DYNAMODB_ENDPOINT` (a DynamoDB-compatible server, e.g. moto); region and credentials
@@ -43,6 +56,8 @@
 //!
 //! # Items
 //!
+//! In the keys below, `<collection>` stands for `<database>#<collection>`.
+//!
 //! * **Document** `pk = d#<collection>#<id>`: `doc` (S) the JSON text exactly as written (so
 //!   documents round-trip byte for byte, and `find` hands the text back untouched), or the
 //!   manifest `pgen` (S) + `pn` (N) of a document stored in parts; `ver` (N) raised by every
@@ -56,7 +71,7 @@
 //!   document, each with `attribute_not_exists(pk)`.
 //! * **Part** `pk = p#<collection>#<id>#<gen>#<n>`, `data` (B) bytes `n * 350,000 ..` of the
 //!   text, for documents over 350,000 bytes (`parts.rs`).
-//! * **Counter** `pk = c#<name>`, `n` (N) its value, `wt` (S) the token of its last increment
+//! * **Counter** `pk = c#<database>#<name>`, `n` (N) its value, `wt` (S) the token of its last increment
 //!   (`counters.rs`). In no GSI.
 //!
 //! Values in keys keep their JSON type: `s:<string>`, `b:true`, `n:<number>` (numbers canonical:

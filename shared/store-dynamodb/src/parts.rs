@@ -1,5 +1,5 @@
 //! Documents larger than an item (DynamoDB items hold at most 400 KB): the text is cut into
-//! parts of [`PART_BYTES`], each in an item of its own (`p#<collection>#<id>#<gen>#<n>`, the
+//! parts of [`PART_BYTES`], each in an item of its own (`p#<database>#<collection>#<id>#<gen>#<n>`, the
 //! bytes in a binary `data` attribute), and the main item holds the manifest (`pgen`, `pn`).
 //!
 //! Every write of a large document writes a new generation of parts, never over the parts a
@@ -147,12 +147,12 @@ mod tests {
     #[test]
     fn parts_cover_the_text_in_order() {
         const C: CollectionSpec = CollectionSpec { name: "t", key: "id", unique: &[], indexed: &[] };
-        let layout = Layout::new(&DatabaseSpec { name: "d", collections: &[C] }).expect("layout");
+        let layout = Layout::new(&DatabaseSpec::new("d", &[C])).expect("layout");
         let c = layout.collection("t").expect("t");
         let text = vec![b'x'; PART_BYTES * 2 + 5];
         let parts = split(c, "a", "g1", &text);
         assert_eq!(parts.len(), 3);
-        assert_eq!(parts[2][PK], AttributeValue::S("p#t#a#g1#2".to_string()));
+        assert_eq!(parts[2][PK], AttributeValue::S("p#d#t#a#g1#2".to_string()));
         let sizes: Vec<usize> = parts
             .iter()
             .map(|p| match &p[PART_DATA] {

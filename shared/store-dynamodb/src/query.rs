@@ -338,7 +338,7 @@ mod tests {
         indexed: &["social_task_id", "submitter_subject_id", "qualified"],
     };
     const TASKS: CollectionSpec = CollectionSpec { name: "tasks", key: "social_task_id", unique: &[], indexed: &["status"] };
-    const DB: DatabaseSpec = DatabaseSpec { name: "db", collections: &[TASKS, VOTES] };
+    const DB: DatabaseSpec = DatabaseSpec::new("db", &[TASKS, VOTES]);
 
     fn path(collection: &str, filter: Value) -> (AccessPath, Filter) {
         let layout = Layout::new(&DB).expect("layout");

@@ -8,8 +8,9 @@ use crate::query::{self, AccessPath, Plan};
 use crate::table::{Collection, Layout, MAX_KEY_BYTES, PK};
 use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS};
 use agora_filter::Filter;
-use agora_store::document::{check_set, key_of, merge, top_level, TopLevel};
-use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::change::{apply, Plan as ChangePlan};
+use agora_store::document::{key_of, top_level};
+use agora_store::{Change, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::Value;
@@ -21,8 +22,9 @@ use std::sync::Arc;
 /// read, after a concurrent write replaced the parts it was reading).
 const MAX_ATTEMPTS: u32 = 64;
 
-/// The DynamoDB [`DocumentStore`]: every collection of a [`DatabaseSpec`] in one table (the
-/// crate documentation describes the table). Cheap to clone.
+/// The DynamoDB [`DocumentStore`]: every collection of a [`DatabaseSpec`] in one table, keyed
+/// under the database's name (the crate documentation describes the table). Several stores of
+/// different databases may share one table. Cheap to clone.
 #[derive(Clone)]
 pub struct DynamoStore {
     inner: Arc<Inner>,
@@ -104,14 +106,15 @@ impl Counters {
 }
 
 impl DynamoStore {
-    /// A store for `db` in the table `config` names. Makes no call yet: the table must exist
-    /// (see [`DynamoStore::ensure_table`]).
+    /// A store for the database `db` (its name prefixes every key) in the table `config` names.
+    /// Makes no call yet: the table must exist (see [`DynamoStore::ensure_table`]).
     pub async fn connect(config: DynamoConfig, db: DatabaseSpec) -> Result<DynamoStore, StoreError> {
         let client = config.client().await?;
         DynamoStore::with_client(client, config.table, db)
     }
 
-    /// A store for `db` in `table`, through a client built elsewhere.
+    /// A store for `db` in `table`, through a client built elsewhere (several databases then
+    /// share it: clone the client).
     pub fn with_client(client: aws_sdk_dynamodb::Client, table: impl Into<String>, db: DatabaseSpec) -> Result<DynamoStore, StoreError> {
         let layout = Layout::new(&db)?;
         Ok(DynamoStore { inner: Arc::new(Inner { client, table: table.into(), layout, stats: Counters::default() }) })
@@ -259,11 +262,9 @@ fn write_size(write: &Write) -> usize {
     }
 }
 
-/// The top level of a `$set` for the document keyed `id`: an object not changing the key.
-fn parse_set<'a>(c: &Collection, set: &'a Json, id: &str) -> Result<TopLevel<'a>, StoreError> {
-    let fields = top_level(set.get()).map_err(|r| invalid(c, r))?;
-    check_set(&fields, c.spec.key, id).map_err(|r| invalid(c, r))?;
-    Ok(fields)
+/// The checked change for the document keyed `id`.
+fn plan<'a>(c: &Collection, change: &'a Change, id: &str) -> Result<ChangePlan<'a>, StoreError> {
+    change.plan(c.spec.key, id).map_err(|e| StoreError::invalid_change(c.name(), e))
 }
 
 /// Does the document `text` match `condition`?
@@ -345,9 +346,9 @@ impl DocumentStore for DynamoStore {
         query::count(&self.inner, c, &Plan::new(c, filter), limit).await
     }
 
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
         let c = self.collection(collection)?;
-        let set_fields = parse_set(c, set, id)?;
+        let plan = plan(c, change, id)?;
         let inner = &self.inner;
         for attempt in 0..MAX_ATTEMPTS {
             if attempt > 0 {
@@ -359,12 +360,12 @@ impl DocumentStore for DynamoStore {
             if !meets(c, &text, condition)? {
                 return Ok(false);
             }
-            if set_fields.is_empty() {
+            if plan.is_empty() {
                 return Ok(true);
             }
-            let merged = merge(&text, &set_fields).map_err(|r| invalid(c, r))?;
-            let merged_fields = top_level(&merged).map_err(|r| invalid(c, r))?;
-            let p = items::prepare(c, &merged, &merged_fields, id, &seq, ver + 1)?;
+            let merged = apply(&text, &plan).map_err(|e| StoreError::invalid_change(c.name(), e))?;
+            let merged_text = merged.to_text().map_err(|r| invalid(c, r))?;
+            let p = items::prepare(c, &merged_text, &merged.fields(), id, &seq, ver + 1)?;
             // The document first: its failure (a concurrent change) outranks the others.
             let mut plan = vec![Write::Put { item: p.main.clone(), condition: Condition::Version(ver), failure: Failure::Changed }];
             for marker in p.markers.iter().filter(|m| !old_markers.contains(&m.pk)) {

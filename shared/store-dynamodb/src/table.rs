@@ -1,5 +1,6 @@
-//! The key design: one table for every collection of the database, the items it holds, the
-//! attributes they carry, and the global secondary indexes (GSIs) that serve equality lookups.
+//! The key design: one table for every collection of every database, the items it holds (their
+//! keys prefixed with the database's name), the attributes they carry, and the global secondary
+//! indexes (GSIs) that serve equality lookups.
 //! The crate documentation lists the resulting table exactly; this module computes it from the
 //! [`DatabaseSpec`].
 
@@ -60,6 +61,9 @@ pub(crate) struct Index {
 #[derive(Debug, Clone)]
 pub(crate) struct Collection {
     pub spec: &'static CollectionSpec,
+    /// `<database>#<collection>`: what every key of the collection's items starts with (after
+    /// the item kind), so that databases sharing the table never meet.
+    pub scope: String,
     /// Single-field GSIs (in `indexed` order), then composites.
     pub indexes: Vec<Index>,
 }
@@ -68,7 +72,7 @@ impl Collection {
     /// The layout of `spec`: one GSI per indexed field (other than the key, which `GetItem`
     /// serves), then one composite GSI pairing the first indexed field with each later one,
     /// unless the pair is a unique set (a unique marker serves that lookup).
-    fn new(spec: &'static CollectionSpec) -> Collection {
+    fn new(database: &str, spec: &'static CollectionSpec) -> Collection {
         let fields: Vec<&'static str> = spec.indexed.iter().copied().filter(|f| *f != spec.key).collect();
         let mut indexes: Vec<Index> = Vec::new();
         for field in &fields {
@@ -85,39 +89,39 @@ impl Collection {
                 }
             }
         }
-        Collection { spec, indexes }
+        Collection { spec, scope: format!("{database}#{}", spec.name), indexes }
     }
 
     pub fn name(&self) -> &'static str {
         self.spec.name
     }
 
-    /// Partition key of the document keyed `id`: `d#<collection>#<id>`.
+    /// Partition key of the document keyed `id`: `d#<database>#<collection>#<id>`.
     pub fn doc_pk(&self, id: &str) -> String {
-        format!("d#{}#{id}", self.spec.name)
+        format!("d#{}#{id}", self.scope)
     }
 
     /// Partition key of part `n` of generation `gen` of the document keyed `id`:
-    /// `p#<collection>#<id>#<gen>#<n>`.
+    /// `p#<database>#<collection>#<id>#<gen>#<n>`.
     pub fn part_pk(&self, id: &str, gen: &str, n: usize) -> String {
-        format!("p#{}#{id}#{gen}#{n}", self.spec.name)
+        format!("p#{}#{id}#{gen}#{n}", self.scope)
     }
 
     /// Partition key of the marker of unique `set` for `values`:
-    /// `u#<collection>#<fields joined by ,>#<encoded values>`.
+    /// `u#<database>#<collection>#<fields joined by ,>#<encoded values>`.
     pub fn marker_pk(&self, set: &[&str], values: &[&Value]) -> Option<String> {
-        Some(format!("u#{}#{}#{}", self.spec.name, set.join(","), encode_values(values)?))
+        Some(format!("u#{}#{}#{}", self.scope, set.join(","), encode_values(values)?))
     }
 
     /// Partition key of a field GSI for `values` of its fields:
-    /// `<collection>#<fields joined by ,>#<encoded values>`.
+    /// `<database>#<collection>#<fields joined by ,>#<encoded values>`.
     pub fn index_pk(&self, index: &Index, values: &[&Value]) -> Option<String> {
-        Some(format!("{}#{}#{}", self.spec.name, index.fields.join(","), encode_values(values)?))
+        Some(format!("{}#{}#{}", self.scope, index.fields.join(","), encode_values(values)?))
     }
 
-    /// Partition key of collection GSI shard `shard`: `<collection>#<shard>`.
+    /// Partition key of collection GSI shard `shard`: `<database>#<collection>#<shard>`.
     pub fn shard_pk(&self, shard: u32) -> String {
-        format!("{}#{shard}", self.spec.name)
+        format!("{}#{shard}", self.scope)
     }
 
     /// The collection GSI shard of the document keyed `id` (FNV-1a of the key).
@@ -142,6 +146,8 @@ impl Collection {
 /// The layout of a whole database in its table.
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
+    /// The database's name: the prefix of its keys.
+    pub database: String,
     pub collections: Vec<Collection>,
     /// Field GSIs the table needs: the most any collection uses.
     pub slots: usize,
@@ -150,6 +156,8 @@ pub(crate) struct Layout {
 impl Layout {
     /// Lays out `db`; fails on names the key design cannot carry unambiguously.
     pub fn new(db: &DatabaseSpec) -> Result<Layout, StoreError> {
+        db.check()?;
+        check_name("database", db.name())?;
         let mut collections = Vec::new();
         for spec in db.collections {
             check_name("collection", spec.name)?;
@@ -160,10 +168,10 @@ impl Layout {
             if collections.iter().any(|c: &Collection| c.spec.name == spec.name) {
                 return Err(StoreError::Backend(format!("collection {} is listed twice", spec.name)));
             }
-            collections.push(Collection::new(spec));
+            collections.push(Collection::new(db.name(), spec));
         }
         let slots = collections.iter().map(|c| c.indexes.len()).max().unwrap_or(0);
-        Ok(Layout { collections, slots })
+        Ok(Layout { database: db.name().to_string(), collections, slots })
     }
 
     /// The layout of `name`.
@@ -233,7 +241,7 @@ mod tests {
         indexed: &["social_task_id", "submitter_subject_id", "qualified"],
     };
     const TASKS: CollectionSpec = CollectionSpec { name: "tasks", key: "social_task_id", unique: &[], indexed: &["status"] };
-    const DB: DatabaseSpec = DatabaseSpec { name: "db", collections: &[TASKS, VOTES] };
+    const DB: DatabaseSpec = DatabaseSpec::new("db", &[TASKS, VOTES]);
 
     #[test]
     fn votes_get_singles_and_the_task_qualified_composite() {
@@ -274,17 +282,22 @@ mod tests {
     fn keys_are_unambiguous() {
         let layout = Layout::new(&DB).expect("valid");
         let votes = layout.collection("votes").expect("votes");
-        assert_eq!(votes.doc_pk("v#1"), "d#votes#v#1");
+        assert_eq!(votes.doc_pk("v#1"), "d#db#votes#v#1");
         let marker = votes.marker_pk(&["social_task_id", "submitter_subject_id"], &[&json!("t#a"), &json!("s")]);
-        assert_eq!(marker.as_deref(), Some(r#"u#votes#social_task_id,submitter_subject_id#["s:t#a","s:s"]"#));
+        assert_eq!(marker.as_deref(), Some(r#"u#db#votes#social_task_id,submitter_subject_id#["s:t#a","s:s"]"#));
         assert_eq!(votes.marker_pk(&["a", "b"], &[&json!("t"), &json!(null)]), None);
-        assert_eq!(votes.index_pk(&votes.indexes[2], &[&json!(true)]).as_deref(), Some("votes#qualified#b:true"));
+        assert_eq!(votes.index_pk(&votes.indexes[2], &[&json!(true)]).as_deref(), Some("db#votes#qualified#b:true"));
         assert!(votes.shard_of("v-1") < COLLECTION_SHARDS);
+        assert_eq!(votes.shard_pk(3), "db#votes#3");
+        assert_eq!(votes.part_pk("v-1", "g", 2), "p#db#votes#v-1#g#2");
+        let other = Layout::new(&DB.named("other")).expect("valid");
+        assert_eq!(other.collection("votes").expect("votes").doc_pk("v#1"), "d#other#votes#v#1");
     }
 
     #[test]
     fn names_with_separators_are_refused() {
         const BAD: CollectionSpec = CollectionSpec { name: "a#b", key: "id", unique: &[], indexed: &[] };
-        assert!(Layout::new(&DatabaseSpec { name: "x", collections: &[BAD] }).is_err());
+        assert!(Layout::new(&DatabaseSpec::new("x", &[BAD])).is_err());
+        assert!(Layout::new(&DatabaseSpec::new("a#b", &[])).is_err());
     }
 }

@@ -6,10 +6,10 @@
 mod common;
 
 use agora_filter::Filter;
-use agora_store::{to_json, DocumentStore, StoreError};
+use agora_store::{to_json, Change, DocumentStore, StoreError};
 use agora_store_contract::fixtures::{large_report, task, vote, EXAMPLE_TASK_ID};
+use agora_store_contract::spec::{CLAIMS, TASKS, VOTES};
 use agora_store_dynamodb::{AccessPath, DynamoStore, StoreStats};
-use agora_voting_schema::collections::{TASKS, VOTES};
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ProjectionType};
 use common::TempTable;
 use serde_json::{json, Value};
@@ -71,7 +71,7 @@ async fn report_of_100000_votes_round_trips_in_parts() {
 
     // Replaced by a smaller report still in parts, then by an inline one: old parts go.
     let smaller = large_report(3_000);
-    let set = to_json(&json!({"report_json": smaller}));
+    let set = Change::set(&json!({"report_json": smaller}));
     assert!(store.update(TASKS, EXAMPLE_TASK_ID, &Filter::must(json!({"status": "complete"})), &set).await.expect("update"));
     let after = store.get(TASKS, EXAMPLE_TASK_ID).await.expect("get").expect("stored");
     let after: Value = serde_json::from_str(after.get()).expect("json");
@@ -79,12 +79,12 @@ async fn report_of_100000_votes_round_trips_in_parts() {
     let text_len = serde_json::to_string(&after).expect("json").len();
     assert_eq!(parts_of(&all_keys(store).await), text_len.div_ceil(350_000), "only the new generation's parts remain");
 
-    let set = to_json(&json!({"report_json": {}}));
+    let set = Change::set(&json!({"report_json": {}}));
     assert!(store.update(TASKS, EXAMPLE_TASK_ID, &Filter::all(), &set).await.expect("update"));
     assert_eq!(parts_of(&all_keys(store).await), 0, "an inline document has no parts");
 
     // Back to a large document, then deleted: nothing is left.
-    assert!(store.update(TASKS, EXAMPLE_TASK_ID, &Filter::all(), &to_json(&json!({"report_json": smaller}))).await.expect("update"));
+    assert!(store.update(TASKS, EXAMPLE_TASK_ID, &Filter::all(), &Change::set(&json!({"report_json": smaller}))).await.expect("update"));
     assert!(parts_of(&all_keys(store).await) > 0);
     assert!(store.delete(TASKS, EXAMPLE_TASK_ID, &Filter::must(json!({"status": "complete"}))).await.expect("delete"));
     assert_eq!(all_keys(store).await, Vec::<String>::new());
@@ -164,8 +164,7 @@ async fn hot_paths_are_keyed_reads() {
 
     // Claims are keyed.
     let claim = Filter::must(json!({"expires_at": {"$lt": "2026-10-22T10:00:00"}}));
-    let (changed, stats) =
-        calls(store, store.update(agora_store_contract::CLAIMS, "start:task_01", &claim, &to_json(&json!({"a": 1})))).await;
+    let (changed, stats) = calls(store, store.update(CLAIMS, "start:task_01", &claim, &Change::set(&json!({"a": 1})))).await;
     assert!(!changed.expect("update"));
     assert_eq!((stats.get_items, stats.index_queries, stats.collection_queries), (1, 0, 0));
 
@@ -185,7 +184,7 @@ async fn concurrent_updates_lose_nothing() {
         .map(|i| {
             let store = Arc::clone(&store);
             tokio::spawn(async move {
-                let set = to_json(&json!({ format!("racer_{i:02}"): i }));
+                let set = Change::set(&json!({ format!("racer_{i:02}"): i }));
                 store.update(TASKS, "task_busy", &Filter::must(json!({"status": "started"})), &set).await
             })
         })
@@ -218,13 +217,13 @@ async fn unique_markers_follow_their_documents() {
     let t = TempTable::new().await;
     let store = &t.store;
     store.insert(vec![(VOTES, to_json(&vote("v-1", "task_a", "agent-1", true)))]).await.expect("insert");
-    let marker = r#"u#votes#social_task_id,submitter_subject_id#["s:task_a","s:agent-1"]"#;
-    assert_eq!(all_keys(store).await, ["d#votes#v-1", marker]);
+    let marker = r#"u#contract#votes#social_task_id,submitter_subject_id#["s:task_a","s:agent-1"]"#;
+    assert_eq!(all_keys(store).await, ["d#contract#votes#v-1", marker]);
     // Moved by an update of a unique field, removed by delete.
-    let set = to_json(&json!({"submitter_subject_id": "agent-2"}));
+    let set = Change::set(&json!({"submitter_subject_id": "agent-2"}));
     assert!(store.update(VOTES, "v-1", &Filter::all(), &set).await.expect("update"));
-    let moved = r#"u#votes#social_task_id,submitter_subject_id#["s:task_a","s:agent-2"]"#;
-    assert_eq!(all_keys(store).await, ["d#votes#v-1", moved]);
+    let moved = r#"u#contract#votes#social_task_id,submitter_subject_id#["s:task_a","s:agent-2"]"#;
+    assert_eq!(all_keys(store).await, ["d#contract#votes#v-1", moved]);
     let by_old = Filter::must(json!({"social_task_id": "task_a", "submitter_subject_id": "agent-1"}));
     assert!(store.find(VOTES, &by_old).await.expect("find").is_empty());
     // A vote without a subject is not constrained (as a SQL unique index ignores NULLs).

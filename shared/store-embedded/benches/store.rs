@@ -6,12 +6,12 @@
 //! `AGORA_BENCH_VOTES` sets the size of the big task (default 1,000,000; 0 skips that part);
 //! `AGORA_BENCH_SMALL=0` skips the single-document calls; `AGORA_BENCH_LEAN=1` indexes only
 //! `votes.social_task_id` (besides the key and the unique pair), to show what the other
-//! indexes of `VOTING_DB` cost.
+//! indexes of the contract suite's `CONTRACT_DB` (voting's layout of votes) cost.
 
 use agora_filter::Filter;
 use agora_store::{to_json, CollectionSpec, DatabaseSpec, DocumentStore};
 use agora_store_contract::fixtures::{task, vote};
-use agora_store_contract::VOTING_DB;
+use agora_store_contract::CONTRACT_DB;
 use agora_store_embedded::EmbeddedStore;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -19,15 +19,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const VOTES: &str = "votes";
-const TASKS: &str = "social_task_core_data";
+const TASKS: &str = "tasks";
 const CLAIMS: &str = "agora_claims";
 const CONCURRENCY: usize = 16;
 const SMALL: usize = 20_000;
 
-/// `VOTING_DB` with only `social_task_id` indexed on votes.
-const LEAN_DB: DatabaseSpec = DatabaseSpec {
-    name: "voting_db",
-    collections: &[
+/// `CONTRACT_DB` with only `social_task_id` indexed on votes.
+const LEAN_DB: DatabaseSpec = DatabaseSpec::new(
+    "contract",
+    &[
         CollectionSpec { name: TASKS, key: "social_task_id", unique: &[], indexed: &["status"] },
         CollectionSpec {
             name: VOTES,
@@ -37,7 +37,7 @@ const LEAN_DB: DatabaseSpec = DatabaseSpec {
         },
         CollectionSpec { name: CLAIMS, key: "claim_id", unique: &[], indexed: &[] },
     ],
-};
+);
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
@@ -50,8 +50,8 @@ fn main() {
 async fn run(path: &Path) {
     let big: usize = std::env::var("AGORA_BENCH_VOTES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
     let lean = std::env::var("AGORA_BENCH_LEAN").is_ok_and(|v| v == "1");
-    let store = Arc::new(EmbeddedStore::open(path, if lean { LEAN_DB } else { VOTING_DB }).expect("open"));
-    let spec = if lean { "votes indexed on social_task_id only" } else { "VOTING_DB" };
+    let store = Arc::new(EmbeddedStore::open(path, if lean { LEAN_DB } else { CONTRACT_DB }).expect("open"));
+    let spec = if lean { "votes indexed on social_task_id only" } else { "CONTRACT_DB" };
     println!("embedded store bench, file {}, {spec}, 2 tokio workers", path.display());
     println!("{:<46} {:>12} {:>12} {:>12}", "", "rate", "wall each", "cpu each");
     if std::env::var("AGORA_BENCH_SMALL").map_or(true, |v| v != "0") {
@@ -115,7 +115,7 @@ async fn small_calls(store: &Arc<EmbeddedStore>) {
     .await;
     t.report(&format!("find 1 vote by (task, subject), {CONCURRENCY} tasks"), per_task * CONCURRENCY);
 
-    // The store calls of one vote (as agora-voting-core makes them): read the task, look for the vote
+    // The store calls of one vote (as a vote path makes them): read the task, look for the vote
     // and for the subject's vote, insert it, check the trigger claim, count qualified votes up
     // to the trigger, claim the trigger.
     store.insert(vec![(TASKS, to_json(&task("task_path", "started", &[])))]).await.expect("insert task");

@@ -1,5 +1,12 @@
-//! The embedded [`agora_store::DocumentStore`]: one SQLite database file (WAL mode), the default
-//! store for local runs.
+//! The embedded [`agora_store::DocumentStore`]: one SQLite database file (WAL mode) per
+//! database, the default store for local runs.
+//!
+//! **One file per database** ([`EmbeddedStore::open_in`]: `<dir>/<database name>.sqlite`), not a
+//! table prefix in one shared file: each database then has its own writer (SQLite locks a whole
+//! file for a write, so services and exchanges never queue behind each other's commits), its own
+//! WAL and checkpoints, and its own counters table; tables keep their collection names, so the
+//! files of earlier versions open unchanged; and dropping an exchange is deleting its file. Two
+//! databases with the same collections thus share nothing but the directory.
 //!
 //! Each collection is a table of `(seq, id, doc)` rows: insertion order, the key, and the
 //! document as the caller wrote it, plus one column per indexed or unique field, written by the store

@@ -1,4 +1,4 @@
-//! [`EmbeddedStore`]: the [`DocumentStore`] over one SQLite file.
+//! [`EmbeddedStore`]: the [`DocumentStore`] over one SQLite file, which holds one database.
 //!
 //! Where the work runs:
 //!
@@ -20,13 +20,14 @@ use crate::schema::{quote_ident, FieldColumn, Table, KEY_COLUMN};
 use crate::sql::Query;
 use crate::writer::Writer;
 use agora_filter::Filter;
-use agora_store::document::{check_set, key_of, merge_fields, to_text, top_level, TopLevel};
-use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::change::apply;
+use agora_store::document::{key_of, top_level};
+use agora_store::{Change, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Rows a read may step through on the calling thread before it moves to the blocking pool.
@@ -61,9 +62,26 @@ impl std::fmt::Debug for EmbeddedStore {
 }
 
 impl EmbeddedStore {
-    /// Opens (creating when needed) the database file at `path` with `db`'s tables and indexes.
-    /// Opening an existing file again is harmless: missing tables, columns and indexes are added.
+    /// Opens (creating when needed) the database `db` in the directory `dir`: the file
+    /// `<dir>/<db.name>.sqlite` (see [`EmbeddedStore::file_in`]). The directory is created when
+    /// missing. Several databases in one directory are independent.
+    pub fn open_in(dir: &Path, db: DatabaseSpec) -> Result<EmbeddedStore, StoreError> {
+        db.check()?;
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::Backend(format!("creating the data directory {}: {e}", dir.display())))?;
+        let path = EmbeddedStore::file_in(dir, &db);
+        EmbeddedStore::open(&path, db)
+    }
+
+    /// The file of the database `db` in the directory `dir`: `<dir>/<db.name>.sqlite`.
+    pub fn file_in(dir: &Path, db: &DatabaseSpec) -> PathBuf {
+        dir.join(format!("{}.sqlite", db.name()))
+    }
+
+    /// Opens (creating when needed) the database file at `path` with `db`'s tables and indexes:
+    /// the file holds that one database (its name is not written in it). Opening an existing
+    /// file again is harmless: missing tables, columns and indexes are added.
     pub fn open(path: &Path, db: DatabaseSpec) -> Result<EmbeddedStore, StoreError> {
+        db.check()?;
         let tables = db.collections.iter().map(|spec| Table::new(spec).map(Arc::new)).collect::<Result<Vec<_>, StoreError>>()?;
         let mut conn = connection::open(path, false)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
@@ -75,7 +93,7 @@ impl EmbeddedStore {
         create_schema(&mut conn, &tables)?;
         let readers = Readers::new(path)?;
         let writer = Writer::new(conn);
-        tracing::debug!(path = %path.display(), database = db.name, "embedded store open");
+        tracing::debug!(path = %path.display(), database = db.name(), "embedded store open");
         Ok(EmbeddedStore { inner: Arc::new(Inner { spec: db, tables, readers, writer }) })
     }
 
@@ -378,20 +396,22 @@ impl DocumentStore for EmbeddedStore {
         self.read(move |conn, budget| count_rows(conn, &table, &query, limit, budget)).await
     }
 
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
         let table = self.table(collection)?;
-        let (id, condition, set) = (id.to_string(), Query::plan(&table, condition), set.clone());
+        let (id, condition, change) = (id.to_string(), Query::plan(&table, condition), change.clone());
         self.inner
             .writer
             .write(move |conn| {
-                // Read once, here: a set may carry a report of a million votes.
-                let set_fields: TopLevel<'_> = top_level(set.get()).map_err(|r| invalid(&table, r))?;
-                check_set(&set_fields, table.spec.key, &id).map_err(|r| invalid(&table, r))?;
+                // Read once, here: the change's values are not parsed (a set may carry a report
+                // of a million votes), and a refused change fails this write alone.
+                let plan = change.plan(table.spec.key, &id).map_err(|e| StoreError::invalid_change(table.spec.name, e))?;
                 let Some(doc) = doc_if(conn, &table, &id, &condition)? else { return Ok(false) };
-                if !set_fields.is_empty() {
-                    let merged = merge_fields(&doc, &set_fields).map_err(|r| invalid(&table, r))?;
-                    let columns: Vec<SqlValue> = table.columns.iter().map(|c| column_value(&merged, c.field)).collect();
-                    let text = to_text(&merged).map_err(|r| invalid(&table, r))?;
+                if !plan.is_empty() {
+                    let merged = apply(&doc, &plan).map_err(|e| StoreError::invalid_change(table.spec.name, e))?;
+                    let fields = merged.fields();
+                    let columns: Vec<SqlValue> = table.columns.iter().map(|c| column_value(&fields, c.field)).collect();
+                    let text = merged.to_text().map_err(|r| invalid(&table, r))?;
+                    drop(fields);
                     drop(merged);
                     let mut stmt = conn.prepare_cached(&table.sql.update).map_err(backend)?;
                     stmt.execute(params_from_iter(

@@ -5,7 +5,7 @@
 use agora_filter::Filter;
 use agora_store::{to_json, CollectionSpec, DatabaseSpec, DocumentStore, StoreError};
 use agora_store_contract::fixtures::vote;
-use agora_store_contract::VOTING_DB;
+use agora_store_contract::CONTRACT_DB;
 use agora_store_embedded::EmbeddedStore;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -39,26 +39,26 @@ fn ids(docs: &[agora_store::Json]) -> Vec<String> {
     docs.iter().map(|d| serde_json::from_str::<Value>(d.get()).expect("json")["vote_id"].as_str().expect("id").to_string()).collect()
 }
 
-/// `VOTING_DB` with `submission_time` indexed too.
-const MORE_INDEXED: DatabaseSpec = DatabaseSpec {
-    name: "voting_db",
-    collections: &[CollectionSpec {
+/// The votes of `CONTRACT_DB` with `submission_time` indexed too.
+const MORE_INDEXED: DatabaseSpec = DatabaseSpec::new(
+    "contract",
+    &[CollectionSpec {
         name: "votes",
         key: "vote_id",
         unique: &[&["social_task_id", "submitter_subject_id"]],
         indexed: &["social_task_id", "submitter_subject_id", "qualified", "submission_time"],
     }],
-};
+);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reopening_keeps_documents_and_constraints() {
     let path = TempPath::new("reopen");
     {
-        let store = EmbeddedStore::open(&path.0, VOTING_DB).expect("open");
+        let store = EmbeddedStore::open(&path.0, CONTRACT_DB).expect("open");
         store.insert(vec![("votes", to_json(&vote("v-1", "task_a", "agent-1", true)))]).await.expect("insert");
         store.insert(vec![("votes", to_json(&vote("v-2", "task_a", "agent-2", false)))]).await.expect("insert");
     }
-    let store = EmbeddedStore::open(&path.0, VOTING_DB).expect("reopen");
+    let store = EmbeddedStore::open(&path.0, CONTRACT_DB).expect("reopen");
     assert!(store.get("votes", "v-1").await.expect("get").is_some());
     let again = store.insert(vec![("votes", to_json(&vote("v-3", "task_a", "agent-1", true)))]).await;
     assert!(matches!(again, Err(StoreError::Duplicate { .. })), "{again:?}");
@@ -81,8 +81,8 @@ async fn reopening_keeps_documents_and_constraints() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_stores_share_one_file() {
     let path = TempPath::new("shared");
-    let first = EmbeddedStore::open(&path.0, VOTING_DB).expect("open");
-    let second = EmbeddedStore::open(&path.0, VOTING_DB).expect("open again");
+    let first = EmbeddedStore::open(&path.0, CONTRACT_DB).expect("open");
+    let second = EmbeddedStore::open(&path.0, CONTRACT_DB).expect("open again");
     let writes = (0..200).map(|i| {
         let store = if i % 2 == 0 { first.clone() } else { second.clone() };
         // Two attempts per subject, one through each store.
@@ -131,7 +131,7 @@ async fn a_file_of_generated_columns_is_moved_to_written_columns() {
             conn.execute("INSERT INTO \"votes\" (id, doc) VALUES (?1, ?2)", [id, doc.get()]).expect("old insert");
         }
     }
-    let store = EmbeddedStore::open(&path.0, VOTING_DB).expect("reopen");
+    let store = EmbeddedStore::open(&path.0, CONTRACT_DB).expect("reopen");
     let all = store.find("votes", &Filter::must(json!({"social_task_id": "task_old"}))).await.expect("find");
     assert_eq!(ids(&all), ["v2", "v1"], "insertion order is kept");
     let qualified = store.find("votes", &Filter::must(json!({"social_task_id": "task_old", "qualified": true}))).await.expect("find");

@@ -3,14 +3,14 @@
 use agora_filter::Filter;
 use agora_store::{to_json, DocumentStore};
 use agora_store_contract::fixtures::vote;
-use agora_store_contract::VOTING_DB;
+use agora_store_contract::CONTRACT_DB;
 use agora_store_embedded::EmbeddedStore;
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_find_returns_every_match_in_order() {
     let path = std::env::temp_dir().join(format!("agora-store-embedded-large-find-{}.db", std::process::id()));
-    let store = EmbeddedStore::open(&path, VOTING_DB).expect("open");
+    let store = EmbeddedStore::open(&path, CONTRACT_DB).expect("open");
     // 36,000 votes of task_a, with a vote of task_b after every fifth: 43,200 rows, read in
     // two ranges on a machine with two cores or more.
     let mut expected = Vec::new();

@@ -8,9 +8,9 @@
 
 use agora_filter::Filter;
 use agora_store::{to_json, DocumentStore, Json};
+use agora_store_contract::spec::VOTES;
+use agora_store_contract::CONTRACT_DB;
 use agora_store_mongodb::MongoStore;
-use agora_voting_core::VOTING_DB;
-use agora_voting_schema::collections::VOTES;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -106,7 +106,7 @@ async fn run(uri: &str) {
     let gets = env_usize("AGORA_BENCH_GETS", 3_000);
     let find_votes = env_usize("AGORA_BENCH_FIND_VOTES", 100_000);
     let name = format!("agora_bench_{}", std::process::id());
-    let store = Arc::new(MongoStore::connect_with_database(uri, VOTING_DB, &name).await.expect("connect"));
+    let store = Arc::new(MongoStore::connect(uri, CONTRACT_DB.named(name.clone())).await.expect("connect"));
     println!("MongoStore at {uri}, database {name}");
 
     // Single-vote inserts, one after the other.

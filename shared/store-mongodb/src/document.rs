@@ -4,6 +4,7 @@
 use crate::convert::{to_bson, to_document, to_raw, BigIntegers, ID_FIELD, MAX_DOCUMENT_BYTES};
 use crate::error::{invalid, TOO_LARGE};
 use agora_filter::Filter;
+use agora_store::change::{OpKind, Plan};
 use agora_store::{CollectionSpec, StoreError};
 use bson::{doc, Bson, Document, RawDocumentBuf};
 use serde_json::value::RawValue;
@@ -36,37 +37,42 @@ pub(crate) fn insert_document(spec: &CollectionSpec, json: &RawValue) -> Result<
     Ok(raw)
 }
 
-/// The update pipeline setting the top-level fields of `set` on `spec`'s document keyed `id`:
-/// `[{$set: {field: {$literal: value}, ...}}]`, or `None` when `set` is `{}`.
+/// The update pipeline applying `plan` (a checked [`agora_store::Change`]): one pipeline
+/// `$set` stage, `[{$set: {<top-level field>: <expression>, ...}}]`, or `None` when the plan is
+/// empty.
 ///
-/// A pipeline `$set` (not the `$set` update operator) so that new fields are appended in the
-/// order given (the operator adds them in lexicographic order since MongoDB 5.0), and
-/// `$literal` so that values are stored as written: strings starting with `$` are not field
-/// paths, and objects replace the field instead of merging into it.
+/// A pipeline (not the `$set`/`$push` operators) so that new fields are appended in the order
+/// given at every level (the operators add them in lexicographic order since MongoDB 5.0), and
+/// values are `$literal`s, stored as written (strings starting with `$` are not field paths).
+/// Per top-level field:
 ///
-/// Refused ([`StoreError::InvalidDocument`]): a `set` that is not an object, that changes the
-/// key field (setting it to `id` itself is allowed), or names `_id`, an empty field, a field
-/// starting with `$` or containing `.` (MongoDB would read the last two as paths).
-pub(crate) fn set_pipeline(spec: &CollectionSpec, id: &str, set: &RawValue) -> Result<Option<Vec<Document>>, StoreError> {
-    let map = object(spec, set)?;
-    if let Some(value) = map.get(spec.key) {
-        if value.as_str() != Some(id) {
-            return Err(invalid(spec, format!("the key field {} cannot be changed", spec.key)));
-        }
-    }
-    if map.is_empty() {
+/// * a plain set: `{$literal: value}`;
+/// * an object a dotted set or an append goes into, at path `p`:
+///   `{$mergeObjects: [<p, or {} when missing/null>, {child: <expression>, ...}]}`, existing
+///   fields keeping their place;
+/// * an append at `p`: `{$concatArrays: [<p, or [] when missing/null>, {$literal: [values]}]}`.
+///
+/// A value the change cannot go through makes the server fail the update (a string or a number
+/// in `$mergeObjects` or `$concatArrays`, and an array on the way through `$objectToArray`,
+/// since `$mergeObjects` would merge an array's elements); the store then names the path (see
+/// `MongoStore::update`). Refused here ([`StoreError::InvalidDocument`]): a path starting at
+/// `_id`, and a stage over MongoDB's size limit.
+pub(crate) fn change_pipeline(spec: &CollectionSpec, plan: &Plan<'_>) -> Result<Option<Vec<Document>>, StoreError> {
+    if plan.is_empty() {
         return Ok(None);
     }
-    let mut fields = Document::new();
-    for (name, value) in &map {
-        if name == ID_FIELD {
+    let mut tree: Vec<(String, Node)> = Vec::new();
+    for op in &plan.ops {
+        if op.top() == ID_FIELD {
             return Err(invalid(spec, "the field _id is reserved for MongoDB's own use"));
         }
-        if name.is_empty() || name.starts_with('$') || name.contains('.') || name.contains('\0') {
-            return Err(invalid(spec, format!("field {name:?} cannot be set: MongoDB reads it as a path")));
-        }
-        let value = to_bson(value, BigIntegers::Refuse).map_err(|r| invalid(spec, r))?;
-        fields.insert(name.clone(), doc! { "$literal": value });
+        let value: Value = serde_json::from_str(op.value.get()).map_err(|e| invalid(spec, e.to_string()))?;
+        let value = to_bson(&value, BigIntegers::Refuse).map_err(|r| invalid(spec, r))?;
+        insert(&mut tree, &op.path, op.kind, value);
+    }
+    let mut fields = Document::new();
+    for (name, node) in &tree {
+        fields.insert(name.clone(), expression(node, name));
     }
     let stage = doc! { "$set": fields };
     let size = to_raw(&stage).map_err(|r| invalid(spec, r))?.as_bytes().len();
@@ -74,6 +80,62 @@ pub(crate) fn set_pipeline(spec: &CollectionSpec, id: &str, set: &RawValue) -> R
         return Err(invalid(spec, TOO_LARGE));
     }
     Ok(Some(vec![stage]))
+}
+
+/// A change as a tree of paths.
+enum Node {
+    /// Set to this value.
+    Set(Bson),
+    /// Append these values.
+    Append(Vec<Bson>),
+    /// An object with fields changed inside.
+    Object(Vec<(String, Node)>),
+}
+
+/// Adds the operation at `path` to `tree` (the plan has no overlapping paths but appends to one
+/// path).
+fn insert(tree: &mut Vec<(String, Node)>, path: &[String], kind: OpKind, value: Bson) {
+    let (first, rest) = path.split_first().expect("paths are not empty");
+    let position = match tree.iter().position(|(name, _)| name == first) {
+        Some(i) => i,
+        None => {
+            let node = match (rest.is_empty(), kind) {
+                (true, OpKind::Set) => Node::Set(Bson::Null),
+                (true, OpKind::Append) => Node::Append(Vec::new()),
+                (false, _) => Node::Object(Vec::new()),
+            };
+            tree.push((first.clone(), node));
+            tree.len() - 1
+        }
+    };
+    match (&mut tree[position].1, rest.is_empty()) {
+        (Node::Set(slot), true) => *slot = value,
+        (Node::Append(values), true) => values.push(value),
+        (Node::Object(children), false) => insert(children, rest, kind, value),
+        // Overlaps are refused when the change is planned.
+        _ => {}
+    }
+}
+
+/// The aggregation expression of `node`, the field at the dotted `path`.
+fn expression(node: &Node, path: &str) -> Bson {
+    let current = format!("${path}");
+    match node {
+        Node::Set(value) => Bson::Document(doc! { "$literal": value.clone() }),
+        Node::Append(values) => Bson::Document(doc! {
+            "$concatArrays": [ { "$ifNull": [ &current, [] ] }, { "$literal": values.clone() } ]
+        }),
+        Node::Object(children) => {
+            let mut inner = Document::new();
+            for (name, child) in children {
+                inner.insert(name.clone(), expression(child, &format!("{path}.{name}")));
+            }
+            // An array here must fail: `$objectToArray` refuses it (`$mergeObjects` would merge
+            // its elements).
+            let base = doc! { "$cond": [ { "$isArray": [&current] }, { "$objectToArray": &current }, { "$ifNull": [ &current, {} ] } ] };
+            Bson::Document(doc! { "$mergeObjects": [ base, inner ] })
+        }
+    }
 }
 
 /// The MongoDB filter document of `filter`.
@@ -109,7 +171,7 @@ fn object(spec: &CollectionSpec, json: &RawValue) -> Result<Map<String, Value>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agora_store::to_json;
+    use agora_store::{to_json, Change};
     use serde_json::json;
 
     const TASKS: CollectionSpec = CollectionSpec { name: "tasks", key: "social_task_id", unique: &[], indexed: &["status"] };
@@ -135,32 +197,49 @@ mod tests {
         refused(insert_document(&TASKS, &to_json(&json!({"social_task_id": "t", "n": u64::MAX}))));
     }
 
+    fn pipeline(change: &Change) -> Result<Option<Vec<Document>>, StoreError> {
+        let plan = change.plan(TASKS.key, "t").map_err(|e| StoreError::invalid_change(TASKS.name, e))?;
+        change_pipeline(&TASKS, &plan)
+    }
+
     #[test]
     fn documents_over_16_mb_are_refused() {
         let big = "x".repeat(MAX_DOCUMENT_BYTES);
         let reason = refused(insert_document(&TASKS, &to_json(&json!({"social_task_id": "t", "report_json": big}))));
         assert!(reason.contains("16 MB"), "{reason}");
-        let reason = refused(set_pipeline(&TASKS, "t", &to_json(&json!({"report_json": big}))));
+        let reason = refused(pipeline(&Change::set(&json!({"report_json": big}))));
         assert!(reason.contains("16 MB"), "{reason}");
     }
 
     #[test]
     fn set_pipelines_wrap_values_in_literal() {
-        let pipeline = set_pipeline(&TASKS, "t", &to_json(&json!({"b": "$status", "a": {"x": 1}}))).expect("valid").expect("not empty");
-        assert_eq!(pipeline, vec![doc! {"$set": {"b": {"$literal": "$status"}, "a": {"$literal": {"x": 1}}}}]);
-        assert_eq!(set_pipeline(&TASKS, "t", &to_json(&json!({}))).expect("valid"), None);
-        assert!(set_pipeline(&TASKS, "t", &to_json(&json!({"social_task_id": "t"}))).expect("valid").is_some());
+        let stages = pipeline(&Change::set(&json!({"b": "$status", "a": {"x": 1}}))).expect("valid").expect("not empty");
+        assert_eq!(stages, vec![doc! {"$set": {"b": {"$literal": "$status"}, "a": {"$literal": {"x": 1}}}}]);
+        assert_eq!(pipeline(&Change::set(&json!({}))).expect("valid"), None);
+        assert!(pipeline(&Change::set(&json!({"social_task_id": "t"}))).expect("valid").is_some());
     }
 
     #[test]
-    fn sets_cannot_change_the_key_or_name_paths() {
-        refused(set_pipeline(&TASKS, "t", &to_json(&json!({"social_task_id": "u"}))));
-        for name in ["_id", "", "$inc", "a.b"] {
-            let mut set = Map::new();
-            set.insert(name.to_string(), json!(1));
-            refused(set_pipeline(&TASKS, "t", &to_json(&set)));
-        }
-        refused(set_pipeline(&TASKS, "t", &to_json(&json!(["a", 1]))));
+    fn dotted_sets_and_appends_merge_into_their_objects() {
+        let change = Change::set(&json!({"m.a": 1, "m.b.c": 2})).append("m.list", &"x").append("roster", &3);
+        let stages = pipeline(&change).expect("valid").expect("not empty");
+        let base = |p: &str| doc! {"$cond": [{"$isArray": [p]}, {"$objectToArray": p}, {"$ifNull": [p, {}]}]};
+        let expected = doc! {"$set": {
+            "m": {"$mergeObjects": [base("$m"), {
+                "a": {"$literal": 1},
+                "b": {"$mergeObjects": [base("$m.b"), {"c": {"$literal": 2}}]},
+                "list": {"$concatArrays": [{"$ifNull": ["$m.list", []]}, {"$literal": ["x"]}]},
+            }]},
+            "roster": {"$concatArrays": [{"$ifNull": ["$roster", []]}, {"$literal": [3]}]},
+        }};
+        assert_eq!(stages, vec![expected]);
+    }
+
+    #[test]
+    fn changes_cannot_touch_id() {
+        refused(pipeline(&Change::set(&json!({"_id": "x"}))));
+        refused(pipeline(&Change::set(&json!({"_id.x": 1}))));
+        refused(pipeline(&Change::none().append("_id", &1)));
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! The MongoDB [`agora_store::DocumentStore`]: each collection of a [`agora_store::DatabaseSpec`]
-//! is a MongoDB collection of the same name in one database (`voting_db` for
-//! `agora_voting_core::VOTING_DB`), holding the documents exactly as the entities' `to_dict()` wrote
-//! them. Works with any deployment that runs transactions: a replica set (a single node will do),
+//! The MongoDB [`agora_store::DocumentStore`]: one MongoDB database per
+//! [`agora_store::DatabaseSpec`], named as the spec is (`voting_db`, `exchange_<id>`), each
+//! collection of the spec a MongoDB collection of the same name, holding the documents exactly as
+//! the entities' `to_dict()` wrote them, and the database's counters in `_agora_counters`.
+//! Several databases open side by side are separate MongoDB databases (they may share one
+//! client, [`MongoStore::with_client`]). Works with any deployment that runs transactions: a replica set (a single node will do),
 //! a sharded cluster, Atlas through a `mongodb+srv://` URI.
 //!
 //! * **`_id`**: the driver gives each inserted document an ObjectId `_id`. It orders the
@@ -18,8 +20,11 @@
 //! * **Inserts** of one document are one `insertOne`; of several, one transaction (retried on
 //!   transient errors such as write conflicts). `connect` refuses a deployment without
 //!   transactions rather than give up atomicity.
-//! * **Filters** are [`agora_filter::Filter::to_json`] sent as is; `update` is a pipeline `$set`
-//!   of `$literal` values, so new fields are appended in the order given.
+//! * **Filters** are [`agora_filter::Filter::to_json`] sent as is; `update` is one `update_one`
+//!   filtered on the key and the condition (atomic), with a pipeline `$set` of `$literal`
+//!   values, `$mergeObjects` for dotted paths and `$concatArrays` for appends, so new fields are
+//!   appended in the order given at every level (`document.rs`). A change the document cannot
+//!   take fails on the server, and is reported naming its path.
 //!
 //! Connecting: [`MongoStore::connect`] takes the connection string (the services read it from
 //! `MONGODB_URI`, [`MongoStore::connect_from_env`]). Any driver option goes in its query string.

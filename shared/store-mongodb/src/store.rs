@@ -1,11 +1,12 @@
 //! [`MongoStore`]: the [`DocumentStore`] over one MongoDB database.
 
 use crate::convert::{to_json, ID_FIELD};
-use crate::document::{filter_document, insert_document, keyed_filter, set_pipeline};
+use crate::document::{change_pipeline, filter_document, insert_document, keyed_filter};
 use crate::error::{backend, is_duplicate_key, write_error, NO_TRANSACTIONS};
 use crate::indexes;
 use agora_filter::Filter;
-use agora_store::{CollectionSpec, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::change::{apply, Plan};
+use agora_store::{Change, CollectionSpec, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use bson::{doc, Document, RawDocumentBuf};
 use mongodb::error::{Error, TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
@@ -60,14 +61,21 @@ impl std::fmt::Debug for MongoStore {
 
 impl MongoStore {
     /// Connects to the deployment at `uri` (`mongodb://` or `mongodb+srv://`, any driver option
-    /// in the query string) and opens the database `db.name` with `db`'s collections, creating
-    /// their indexes where missing.
+    /// in the query string) and opens the database named `db.name` with `db`'s collections,
+    /// creating their indexes where missing. Name the database at run time with
+    /// [`DatabaseSpec::named`] (a database per exchange, a fresh database per test).
     ///
-    /// Fails when the server cannot be reached, when the indexes cannot be created, and when the
-    /// deployment cannot run transactions (a standalone `mongod`), which multi-document inserts
-    /// need.
+    /// Fails when the name is not a valid database name ([`DatabaseSpec::check`]), when the
+    /// server cannot be reached, when the indexes cannot be created, and when the deployment
+    /// cannot run transactions (a standalone `mongod`), which multi-document inserts need.
     pub async fn connect(uri: &str, db: DatabaseSpec) -> Result<MongoStore, StoreError> {
-        MongoStore::connect_with_database(uri, db, db.name).await
+        db.check()?;
+        let mut options = ClientOptions::parse(uri).await.map_err(|e| backend("connection string", &e))?;
+        if options.app_name.is_none() {
+            options.app_name = Some("agora".to_string());
+        }
+        let client = Client::with_options(options).map_err(|e| backend("client", &e))?;
+        MongoStore::with_client(client, db).await
     }
 
     /// [`MongoStore::connect`] to the deployment whose connection string is in the environment
@@ -79,22 +87,12 @@ impl MongoStore {
         }
     }
 
-    /// [`MongoStore::connect`], with `db`'s collections in the database named `database`
-    /// instead of `db.name` (a database per exchange, a fresh database per test).
-    pub async fn connect_with_database(uri: &str, db: DatabaseSpec, database: &str) -> Result<MongoStore, StoreError> {
-        let mut options = ClientOptions::parse(uri).await.map_err(|e| backend("connection string", &e))?;
-        if options.app_name.is_none() {
-            options.app_name = Some("agora".to_string());
-        }
-        let client = Client::with_options(options).map_err(|e| backend("client", &e))?;
-        MongoStore::with_client(client, db, database).await
-    }
-
-    /// [`MongoStore::connect_with_database`] on a client the caller made (to share one
-    /// connection pool between several databases).
-    pub async fn with_client(client: Client, db: DatabaseSpec, database: &str) -> Result<MongoStore, StoreError> {
+    /// [`MongoStore::connect`] on a client the caller made: several databases (services,
+    /// exchanges) then share one connection pool. Clone the client for each.
+    pub async fn with_client(client: Client, db: DatabaseSpec) -> Result<MongoStore, StoreError> {
+        db.check()?;
         check_transactions(&client).await?;
-        let handle = client.database(database);
+        let handle = client.database(db.name());
         let mut collections = Vec::with_capacity(db.collections.len());
         if db.collections.iter().any(|c| c.name == COUNTERS) {
             return Err(StoreError::Backend(format!("collection name {COUNTERS} is reserved for the store's counters")));
@@ -104,7 +102,7 @@ impl MongoStore {
             coll.create_indexes(indexes::models(spec)).await.map_err(|e| backend(&format!("creating the indexes of {}", spec.name), &e))?;
             collections.push(Coll { spec, handle: coll });
         }
-        tracing::debug!(database, "mongodb store open");
+        tracing::debug!(database = db.name(), "mongodb store open");
         let counters = handle.collection::<Document>(COUNTERS);
         Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections, counters }) })
     }
@@ -152,6 +150,19 @@ impl MongoStore {
                 Err(e) => return Err(backend("committing an insert", &e)),
             }
         }
+    }
+}
+
+impl MongoStore {
+    /// Why the server failed an update, when the document cannot take the change (a path
+    /// through a string, an append to an object): the change applied to the document as it is
+    /// now, by the rules every adapter shares, names the path. `None` when it applies (the
+    /// failure was something else).
+    async fn refusal(&self, coll: &Coll, filter: Document, plan: &Plan<'_>) -> Result<Option<StoreError>, StoreError> {
+        let found = coll.handle.find_one(filter).projection(without_id()).await.map_err(|e| backend("update", &e))?;
+        let Some(doc) = found else { return Ok(None) };
+        let doc = json_of(coll.spec, &doc)?;
+        Ok(apply(doc.get(), plan).err().map(|e| StoreError::invalid_change(coll.spec.name, e)))
     }
 }
 
@@ -264,17 +275,23 @@ impl DocumentStore for MongoStore {
         action.await.map_err(|e| backend("count", &e))
     }
 
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
         let coll = self.coll(collection)?;
-        let pipeline = set_pipeline(coll.spec, id, set)?;
+        let plan = change.plan(coll.spec.key, id).map_err(|e| StoreError::invalid_change(collection, e))?;
+        let pipeline = change_pipeline(coll.spec, &plan)?;
         let filter = keyed_filter(coll.spec, id, condition)?;
         let Some(pipeline) = pipeline else {
-            // Nothing to set: only whether the document is there and matches.
+            // Nothing to change: only whether the document is there and matches.
             let found = coll.handle.count_documents(filter).limit(1).await.map_err(|e| backend("update", &e))?;
             return Ok(found == 1);
         };
-        let result = coll.handle.update_one(filter, pipeline).await.map_err(|e| write_error(coll.spec, "update", &e))?;
-        Ok(result.matched_count == 1)
+        match coll.handle.update_one(filter.clone(), pipeline).await {
+            Ok(result) => Ok(result.matched_count == 1),
+            Err(e) => match write_error(coll.spec, "update", &e) {
+                StoreError::Backend(message) => Err(self.refusal(coll, filter, &plan).await?.unwrap_or(StoreError::Backend(message))),
+                other => Err(other),
+            },
+        }
     }
 
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {

@@ -5,11 +5,10 @@
 mod common;
 
 use agora_filter::Filter;
-use agora_store::{to_json, DocumentStore, StoreError};
+use agora_store::{to_json, Change, DocumentStore, StoreError};
+use agora_store_contract::spec::{CLAIMS, INPUTS as EVALUATION_INPUTS, SPECS as SUBJECT_SPECS, TASKS, VOTES};
+use agora_store_contract::CONTRACT_DB;
 use agora_store_mongodb::{MongoStore, MAX_DOCUMENT_BYTES};
-use agora_voting_core::storage::CLAIMS;
-use agora_voting_core::VOTING_DB;
-use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use bson::{doc, Bson, RawDocumentBuf};
 use common::{fresh_database_name, uri, TestStore};
 use serde_json::{json, Value};
@@ -56,7 +55,7 @@ fn assert_invalid<T: std::fmt::Debug>(result: Result<T, StoreError>, collection:
 /// floats, byte for byte, through `get` and `find`; equality on integers past 2^53 is exact.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn integers_and_floats_round_trip() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     let mut doc = vote("v-num", "task_n", "agent-1");
     doc["numbers"] = json!({
         "zero": 0, "one": 1, "minus_one": -1, "i32_max": i32::MAX, "i32_min": i32::MIN,
@@ -94,12 +93,12 @@ async fn integers_and_floats_round_trip() {
 /// Integers BSON cannot hold are refused, not rounded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn integers_beyond_64_bits_are_refused() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     let mut doc = vote("v-big", "task_n", "agent-1");
     doc["weight"] = json!(u64::MAX);
     assert_invalid(t.insert(vec![(VOTES, to_json(&doc))]).await, VOTES, "64-bit");
     t.insert(vec![(VOTES, to_json(&vote("v-ok", "task_n", "agent-1")))]).await.expect("insert");
-    let set = to_json(&json!({"weight": u64::MAX}));
+    let set = Change::set(&json!({"weight": u64::MAX}));
     assert_invalid(t.update(VOTES, "v-ok", &Filter::all(), &set).await, VOTES, "64-bit");
 }
 
@@ -107,7 +106,7 @@ async fn integers_beyond_64_bits_are_refused() {
 /// write it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn id_is_never_returned() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     t.insert(vec![(VOTES, to_json(&vote("v-1", "task_a", "agent-1")))]).await.expect("insert");
     t.insert(vec![(TASKS, to_json(&task("task_a", "scheduled"))), (VOTES, to_json(&vote("v-2", "task_a", "agent-2")))])
         .await
@@ -133,7 +132,7 @@ async fn id_is_never_returned() {
     let mut with_id = vote("v-3", "task_a", "agent-3");
     with_id["_id"] = json!("mine");
     assert_invalid(t.insert(vec![(VOTES, to_json(&with_id))]).await, VOTES, "_id");
-    assert_invalid(t.update(VOTES, "v-1", &Filter::all(), &to_json(&json!({"_id": "x"}))).await, VOTES, "_id");
+    assert_invalid(t.update(VOTES, "v-1", &Filter::all(), &Change::set(&json!({"_id": "x"}))).await, VOTES, "_id");
     // A filter on `_id` is a filter on a field no document has (as far as callers know).
     assert!(t.find(VOTES, &Filter::must(json!({"_id": {"$exists": true}, "vote_id": "none"}))).await.expect("find").is_empty());
 }
@@ -141,10 +140,10 @@ async fn id_is_never_returned() {
 /// Connecting twice to the same database creates nothing twice and loses nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connecting_twice_keeps_the_indexes() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     t.insert(vec![(VOTES, to_json(&vote("v-1", "task_a", "agent-1")))]).await.expect("insert");
-    let again = MongoStore::connect_with_database(&uri(), VOTING_DB, &t.name).await.expect("connect again");
-    let third = MongoStore::connect_with_database(&uri(), VOTING_DB, &t.name).await.expect("connect a third time");
+    let again = MongoStore::connect(&uri(), CONTRACT_DB.named(t.name.clone())).await.expect("connect again");
+    let third = MongoStore::connect(&uri(), CONTRACT_DB.named(t.name.clone())).await.expect("connect a third time");
     assert_eq!(
         again.get(VOTES, "v-1").await.expect("get").map(|d| d.get().to_string()),
         Some(to_json(&vote("v-1", "task_a", "agent-1")).get().to_string())
@@ -182,7 +181,7 @@ async fn connecting_twice_keeps_the_indexes() {
 /// in any collection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn duplicate_in_a_transaction_rolls_back_everything() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     t.insert(vec![(VOTES, to_json(&vote("v-old", "task_x", "agent-1")))]).await.expect("insert");
     let batch = vec![
         (TASKS, to_json(&task("task_x", "scheduled"))),
@@ -214,7 +213,7 @@ async fn duplicate_in_a_transaction_rolls_back_everything() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_transactions_commit_once() {
     const RACERS: usize = 20;
-    let t = Arc::new(TestStore::fresh(VOTING_DB).await);
+    let t = Arc::new(TestStore::fresh(CONTRACT_DB).await);
     let barrier = Arc::new(tokio::sync::Barrier::new(RACERS));
     let handles: Vec<_> = (0..RACERS)
         .map(|i| {
@@ -245,7 +244,7 @@ async fn racing_transactions_commit_once() {
 /// nothing is written.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn documents_over_16_mb_are_invalid() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     let mut huge = task("task_huge", "complete");
     huge["report_json"] = json!({"blob": "x".repeat(MAX_DOCUMENT_BYTES)});
     assert_invalid(t.insert(vec![(TASKS, to_json(&huge))]).await, TASKS, "16 MB");
@@ -254,14 +253,14 @@ async fn documents_over_16_mb_are_invalid() {
     assert_eq!(t.count(CLAIMS, &Filter::all(), None).await.expect("count"), 0);
 
     t.insert(vec![(TASKS, to_json(&task("task_huge", "started")))]).await.expect("insert");
-    let set = to_json(&json!({"report_json": {"blob": "x".repeat(MAX_DOCUMENT_BYTES)}}));
+    let set = Change::set(&json!({"report_json": {"blob": "x".repeat(MAX_DOCUMENT_BYTES)}}));
     assert_invalid(t.update(TASKS, "task_huge", &Filter::all(), &set).await, TASKS, "16 MB");
 
     // Two halves that fit alone but not together: the server refuses the second update.
     let nine_mb = "y".repeat(9 * 1024 * 1024);
-    let first = to_json(&json!({"report_json": {"part": nine_mb}}));
+    let first = Change::set(&json!({"report_json": {"part": nine_mb}}));
     assert!(t.update(TASKS, "task_huge", &Filter::all(), &first).await.expect("update"));
-    let second = to_json(&json!({"report_extra": nine_mb}));
+    let second = Change::set(&json!({"report_extra": nine_mb}));
     assert_invalid(t.update(TASKS, "task_huge", &Filter::all(), &second).await, TASKS, "16 MB");
     let stored: Value = serde_json::from_str(t.get(TASKS, "task_huge").await.expect("get").expect("stored").get()).expect("json");
     assert!(stored.get("report_extra").is_none());
@@ -273,7 +272,7 @@ async fn documents_over_16_mb_are_invalid() {
 /// order given, not sorted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn set_values_are_literals_and_new_fields_keep_their_order() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     let before = task("task_s", "started");
     t.insert(vec![(TASKS, to_json(&before))]).await.expect("insert");
     let set = json!({
@@ -282,7 +281,7 @@ async fn set_values_are_literals_and_new_fields_keep_their_order() {
         "alpha": {"$oid": "65a1b2c3d4e5f60718293a4b"},
         "mid": {"$literal": 1, "a.b": 2}
     });
-    assert!(t.update(TASKS, "task_s", &Filter::must(json!({"status": "started"})), &to_json(&set)).await.expect("update"));
+    assert!(t.update(TASKS, "task_s", &Filter::must(json!({"status": "started"})), &Change::set(&set)).await.expect("update"));
     let after: Value = serde_json::from_str(t.get(TASKS, "task_s").await.expect("get").expect("stored").get()).expect("json");
     let keys: Vec<&str> = after.as_object().expect("object").keys().map(String::as_str).collect();
     assert_eq!(
@@ -298,12 +297,12 @@ async fn set_values_are_literals_and_new_fields_keep_their_order() {
 /// An unreachable server is a `Backend` error naming the cause, not a hang or a panic.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreachable_server_is_a_backend_error() {
-    let result = MongoStore::connect("mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=300&connectTimeoutMS=300", VOTING_DB).await;
+    let result = MongoStore::connect("mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=300&connectTimeoutMS=300", CONTRACT_DB).await;
     match result {
         Err(StoreError::Backend(message)) => assert!(message.starts_with("mongodb "), "{message}"),
         other => panic!("expected a Backend error, got {other:?}"),
     }
-    let bad_uri = MongoStore::connect("postgres://127.0.0.1", VOTING_DB).await;
+    let bad_uri = MongoStore::connect("postgres://127.0.0.1", CONTRACT_DB).await;
     assert!(matches!(bad_uri, Err(StoreError::Backend(_))), "{bad_uri:?}");
     // The fresh names tests use are valid database names.
     assert!(fresh_database_name().len() < 64);
@@ -313,7 +312,7 @@ async fn unreachable_server_is_a_backend_error() {
 /// JSON is stored with JSON's types (int32, int64, double, string, ...).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stored_bson_types_follow_json() {
-    let t = TestStore::fresh(VOTING_DB).await;
+    let t = TestStore::fresh(CONTRACT_DB).await;
     let mut doc = vote("v-types", "task_t", "agent-1");
     doc["small"] = json!(3);
     doc["large"] = json!(5_000_000_000_i64);

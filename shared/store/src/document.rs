@@ -1,6 +1,7 @@
-//! Documents as JSON text, for adapters that store the text itself (the embedded and DynamoDB
-//! stores): reading the top level without parsing nested values, and merging an `update`'s
-//! fields in field order, so that every such adapter writes the same text for the same calls.
+//! Documents as JSON text, for adapters that store the text itself (the embedded, DynamoDB and
+//! in-memory stores): reading the top level without parsing nested values, and writing it back,
+//! so that every such adapter writes the same text for the same calls (an `update`'s change is
+//! applied by [`crate::change::apply`]).
 
 use indexmap::IndexMap;
 use serde_json::value::RawValue;
@@ -34,28 +35,6 @@ pub fn scalar_of(fields: &TopLevel<'_>, field: &str) -> Option<Value> {
     serde_json::from_str(raw).ok()
 }
 
-/// Checks the fields an `update` sets on the document keyed `id`: they may name the key field
-/// only with the value it already has.
-pub fn check_set(set: &TopLevel<'_>, key: &str, id: &str) -> Result<(), String> {
-    match set.get(key) {
-        None => Ok(()),
-        Some(raw) => match serde_json::from_str::<String>(raw.get()) {
-            Ok(v) if v == id => Ok(()),
-            _ => Err(format!("the key field {key} cannot be changed")),
-        },
-    }
-}
-
-/// The top level of `doc` with the fields of `set` set: existing fields keep their place, new
-/// ones are appended. Nested values are borrowed as text, never parsed into values.
-pub fn merge_fields<'a>(doc: &'a str, set: &TopLevel<'a>) -> Result<TopLevel<'a>, String> {
-    let mut fields = top_level(doc)?;
-    for (name, value) in set {
-        fields.insert(name.clone(), *value);
-    }
-    Ok(fields)
-}
-
 /// A document's text from its top-level fields.
 pub fn to_text(fields: &TopLevel<'_>) -> Result<String, String> {
     // Sized up front: a report of a million votes would otherwise be copied at every doubling.
@@ -63,11 +42,6 @@ pub fn to_text(fields: &TopLevel<'_>) -> Result<String, String> {
     let mut out = Vec::with_capacity(size);
     serde_json::to_writer(&mut out, fields).map_err(|e| e.to_string())?;
     String::from_utf8(out).map_err(|e| e.to_string())
-}
-
-/// `doc` with the fields of `set` set (see [`merge_fields`]).
-pub fn merge(doc: &str, set: &TopLevel<'_>) -> Result<String, String> {
-    to_text(&merge_fields(doc, set)?)
 }
 
 #[cfg(test)]
@@ -102,20 +76,5 @@ mod tests {
         for field in ["z", "a", "o", "missing"] {
             assert_eq!(scalar_of(&fields, field), None, "{field}");
         }
-    }
-
-    #[test]
-    fn merge_keeps_order_and_appends() {
-        let set = top_level(r#"{"c": [3], "a": {"deep": true}, "d": null}"#).expect("object");
-        let merged = merge(r#"{"a":1,"b":2,"c":3}"#, &set).expect("merge");
-        assert_eq!(merged, r#"{"a":{"deep": true},"b":2,"c":[3],"d":null}"#);
-    }
-
-    #[test]
-    fn key_may_be_set_to_itself_only() {
-        let same = top_level(r#"{"id": "k"}"#).expect("object");
-        let other = top_level(r#"{"id": "j"}"#).expect("object");
-        assert!(check_set(&same, "id", "k").is_ok());
-        assert!(check_set(&other, "id", "k").is_err());
     }
 }

@@ -1,15 +1,28 @@
 //! The storage trait every service shares, and every adapter implements: collections of JSON
 //! documents keyed by one of their own fields, with atomic multi-document inserts, unique
-//! constraints, conditional updates and the MongoDB-style filters of the query routes.
+//! constraints, conditional updates (dotted sets and array appends, [`Change`]) and the
+//! MongoDB-style filters of the query routes; on it, the platform's leased once-only
+//! [`claims`], and an in-memory store ([`memory`]) for fast flow tests.
 //!
 //! Documents cross this boundary as JSON text ([`Json`]), exactly as the entity's `to_dict()`
 //! wrote it, so that reading a million votes costs one parse into typed entities, not two.
+//!
+//! A store holds one database ([`DatabaseSpec`]): its name (which may come from configuration,
+//! `exchange_<id>`) and its collections. Several databases, even with the same collection names,
+//! live side by side on one backend without seeing each other's documents, counters or claims.
 
+pub mod change;
+pub mod claims;
+pub mod conditions;
 pub mod document;
+pub mod memory;
 
 use agora_filter::Filter;
 use async_trait::async_trait;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+pub use change::{Change, ChangeError};
 
 /// A document as JSON text: always a JSON object.
 pub type Json = Box<RawValue>;
@@ -28,16 +41,59 @@ pub struct CollectionSpec {
     pub indexed: &'static [&'static str],
 }
 
-/// The collections of one service's database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One database: its name and its collections. The collections are fixed by the service; the
+/// name may be chosen at run time ([`DatabaseSpec::named`]: a database per exchange).
+///
+/// A name is 1 to [`MAX_DATABASE_NAME`] ASCII letters, digits, `_` or `-` ([`DatabaseSpec::check`]),
+/// so that it is a valid MongoDB database name, file name and DynamoDB key prefix alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DatabaseSpec {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     pub collections: &'static [CollectionSpec],
 }
 
+/// The longest database name (MongoDB allows 63 bytes).
+pub const MAX_DATABASE_NAME: usize = 63;
+
 impl DatabaseSpec {
+    /// A database named `name` holding `collections` (for `const` specs).
+    pub const fn new(name: &'static str, collections: &'static [CollectionSpec]) -> DatabaseSpec {
+        DatabaseSpec { name: Cow::Borrowed(name), collections }
+    }
+
+    /// The same collections in the database named `name` (e.g. `exchange_<EXCHANGE_ID>`).
+    pub fn named(&self, name: impl Into<Cow<'static, str>>) -> DatabaseSpec {
+        DatabaseSpec { name: name.into(), collections: self.collections }
+    }
+
+    /// The database's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn collection(&self, name: &str) -> Option<&'static CollectionSpec> {
         self.collections.iter().find(|c| c.name == name)
+    }
+
+    /// Fails ([`StoreError::Backend`], as for any spec an adapter cannot carry) unless the name
+    /// is 1 to [`MAX_DATABASE_NAME`] ASCII letters, digits, `_` or `-`, and no two collections
+    /// share a name. Adapters call it when they open a database.
+    pub fn check(&self) -> Result<(), StoreError> {
+        let name = self.name();
+        let valid = !name.is_empty()
+            && name.len() <= MAX_DATABASE_NAME
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return Err(StoreError::Backend(format!(
+                "database name {name:?} is not 1 to {MAX_DATABASE_NAME} ASCII letters, digits, '_' or '-'"
+            )));
+        }
+        for (i, c) in self.collections.iter().enumerate() {
+            if self.collections[..i].iter().any(|other| other.name == c.name) {
+                return Err(StoreError::Backend(format!("database {name}: collection {} is listed twice", c.name)));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -75,16 +131,29 @@ pub trait DocumentStore: Send + Sync + 'static {
     /// (a trigger only needs to know whether a threshold is reached).
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError>;
 
-    /// Sets the top-level fields of `set` (a JSON object) on the document keyed `id`, if it
-    /// exists and matches `condition`. Returns whether it was changed. The key field cannot be set.
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError>;
+    /// Applies `change` (dotted sets and array appends, see [`change`]) to the document keyed
+    /// `id`, if it exists and matches `condition`, atomically: no other write comes between the
+    /// check and the change. Returns whether the document matched (an empty change then writes
+    /// nothing). The key field cannot be changed; a change the document cannot take (a path
+    /// through a string, an append to a non-array) is [`StoreError::InvalidDocument`] naming the
+    /// path, and writes nothing.
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError>;
 
     /// Deletes the document keyed `id` if it matches `condition`. Returns whether it did.
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError>;
+
     /// Adds `by` to the counter named `counter` (a missing counter counts from 0) and returns
     /// its new value, atomically: concurrent increments each see a value of their own. Counters
-    /// live beside the collections, never in them: no `get`, `find` or API sees them.
+    /// live beside the collections, never in them: no `get`, `find` or API sees them; each
+    /// database has its own.
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError>;
+}
+
+impl StoreError {
+    /// The [`StoreError::InvalidDocument`] of a change `collection` refuses.
+    pub fn invalid_change(collection: &str, e: ChangeError) -> StoreError {
+        StoreError::InvalidDocument { collection: collection.to_string(), reason: e.to_string() }
+    }
 }
 
 /// Serializes a value into a [`Json`] document.

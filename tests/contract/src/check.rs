@@ -2,7 +2,7 @@
 
 use crate::SharedStore;
 use agora_filter::Filter;
-use agora_store::{to_json, Json, StoreError};
+use agora_store::{to_json, Change, Json, StoreError};
 use serde_json::Value;
 
 /// Inserts one document, panicking on failure.
@@ -81,7 +81,19 @@ pub fn filter(v: Value) -> Filter {
     Filter::must(v)
 }
 
-/// A `$set` document.
-pub fn set(v: Value) -> Json {
-    to_json(&v)
+/// A change setting the fields of `v` (keys may be dotted paths).
+pub fn set(v: Value) -> Change {
+    Change::set(&v)
+}
+
+/// Asserts `result` is [`StoreError::InvalidDocument`] on `collection` whose reason mentions
+/// `words`.
+pub fn assert_invalid_naming<T: std::fmt::Debug>(result: Result<T, StoreError>, collection: &str, words: &str) {
+    match result {
+        Err(StoreError::InvalidDocument { collection: c, reason }) => {
+            assert_eq!(c, collection);
+            assert!(reason.contains(words), "the reason {reason:?} does not name {words:?}");
+        }
+        other => panic!("expected InvalidDocument on {collection} naming {words}, got {other:?}"),
+    }
 }

@@ -1,67 +1,21 @@
-//! The documents the cases store: the spec's examples (§2.1–2.4), votes and claims built to
-//! order, and a task carrying a report of a few megabytes.
+//! The documents the cases store, as JSON: realistic nested documents (the examples of the
+//! voting spec, §2.1–2.4, kept as text fixtures under `fixtures/`, because documents must come
+//! back exactly as written), votes, claims and bid-job-like documents built to order, and a task
+//! carrying a report of a few megabytes. The suite knows none of the services' types.
 
 use serde_json::{json, Value};
 
 /// §2.1: a private task, just created.
-pub const TASK_EXAMPLE: &str = r#"{
-  "social_task_id": "task_3f9c6d2e",
-  "created_by_subject_id": "planner-service",
-  "created_by_subject_data": {"team": "localisation"},
-  "org_ids": ["agent-reviewer-01", "agent-reviewer-02", "agent-reviewer-03"],
-  "social_task_access_type": "private",
-  "goal_data": {"objective": "Choose the lead translator for the Q4 handbook"},
-  "social_tasks_topics": ["translation", "fr"],
-  "social_task_properties": {"urgency": "high"},
-  "creation_time": "2026-10-22T09:00:00",
-  "scheduled_time": "2026-10-22T10:00:00",
-  "status": "scheduled",
-  "report_json": {},
-  "enable_live_streaming": true
-}"#;
+pub const TASK_EXAMPLE: &str = include_str!("../fixtures/task.json");
 
 /// §2.2.
-pub const SUBJECT_SPEC_EXAMPLE: &str = r#"{
-  "social_task_id": "task_3f9c6d2e",
-  "topic_title": "Lead translator, Q4 handbook",
-  "topic_description": "Pick the agent that will lead the EN→FR translation of the Q4 handbook.",
-  "voting_options_map": {
-    "agent-translator-01": "Translator 01",
-    "agent-translator-02": "Translator 02",
-    "agent-translator-03": "Translator 03"
-  },
-  "voting_option_metadata_map": {
-    "agent-translator-01": {"languages": ["en", "fr"], "past_jobs": 42},
-    "agent-translator-02": {"languages": ["en", "fr", "de"], "past_jobs": 17}
-  },
-  "supported_protocols": ["http"],
-  "voting_message_request_creator": {
-    "mode": "function",
-    "function_id": "voting-invite-builder:1.0-stable",
-    "parameters": {}
-  }
-}"#;
+pub const SUBJECT_SPEC_EXAMPLE: &str = include_str!("../fixtures/subject_spec.json");
 
 /// §2.3.
-pub const EVALUATION_INPUT_EXAMPLE: &str = r#"{
-  "social_task_id": "task_3f9c6d2e",
-  "constraints_entry_id": "",
-  "constraints_entry_id_1": "",
-  "voting_pqt": {"mode": "dsl", "workflow_id": "vote-option-is-valid:1.0"},
-  "choice_evaluation": {"mode": "dsl", "workflow_id": "plurality-count:1.0"},
-  "tie_breaker": {"mode": "dsl", "workflow_id": "earliest-vote-wins:1.0"},
-  "post_awarding": {"mode": "dsl", "workflow_id": "assign-lead-translator:1.0"}
-}"#;
+pub const EVALUATION_INPUT_EXAMPLE: &str = include_str!("../fixtures/evaluation_input.json");
 
 /// §2.4.
-pub const VOTE_EXAMPLE: &str = r#"{
-  "vote_id": "7d0f2a9c-2b4e-4a51-9a3e-0c6f1b2d4e8a",
-  "social_task_id": "task_3f9c6d2e",
-  "submitter_subject_id": "agent-reviewer-01",
-  "vote_data": {"selected_option": "agent-translator-02"},
-  "submission_time": "2026-10-22T10:03:12.481203",
-  "qualified": true
-}"#;
+pub const VOTE_EXAMPLE: &str = include_str!("../fixtures/vote.json");
 
 /// The id the examples share.
 pub const EXAMPLE_TASK_ID: &str = "task_3f9c6d2e";
@@ -114,7 +68,18 @@ pub fn vote_for(vote_id: &str, task_id: &str, subject: &str, option: &str, secon
     doc
 }
 
-/// An internal claim document (`agora_claims`).
+/// A job with an open roster: what the append cases fill.
+pub fn job(id: &str, status: &str) -> Value {
+    json!({
+        "job_id": id,
+        "bid_job_status": status,
+        "task_metadata": {"title": "Translate the Q4 handbook", "budget": {"amount": 120, "currency": "EUR"}},
+        "roster": [],
+        "created_at": "2026-10-22T09:00:00.000000"
+    })
+}
+
+/// An internal claim document (`agora_claims`), shaped for the raw insert races.
 pub fn claim(claim_id: &str, owner: &str) -> Value {
     json!({"claim_id": claim_id, "owner": owner, "expires_at": "2026-10-22T10:10:00"})
 }

@@ -1,37 +1,75 @@
-//! The contract every [`DocumentStore`] adapter must pass: the embedded SQLite store today,
-//! the MongoDB and DynamoDB adapters against real servers later, all with this same suite.
+//! The contract every [`DocumentStore`] adapter must pass: the embedded (SQLite), MongoDB,
+//! DynamoDB and in-memory stores, the server-backed ones against real servers, all with this
+//! same suite.
 //!
-//! An adapter's test file expands the suite with [`contract_tests!`], giving it an `async`
-//! block that returns a fresh, empty store holding [`VOTING_DB`] (either the adapter itself or
-//! an [`Arc<dyn DocumentStore>`](SharedStore)):
+//! An adapter's test file expands the suite with [`contract_tests!`], giving it an `async` block
+//! that makes a fresh, empty backend for one test (a temporary directory, a database-name prefix,
+//! a fresh table) and returns an opener: a closure taking a [`DatabaseSpec`] and returning a
+//! future of the store holding that database on that backend (the adapter itself or a
+//! [`SharedStore`]). Opening two specs of different names must give two databases that see
+//! nothing of each other; the opener may rename a database (to keep tests apart on a shared
+//! server) as long as different names stay different:
 //!
 //! ```ignore
 //! agora_store_contract::contract_tests!(async {
-//!     MyStore::connect(&fresh_database_name(), agora_store_contract::VOTING_DB).await.unwrap()
+//!     let prefix = fresh_prefix();
+//!     move |spec: agora_store::DatabaseSpec| {
+//!         let spec = spec.named(format!("{prefix}_{}", spec.name));
+//!         async move { MyStore::connect(spec).await.unwrap() }
+//!     }
 //! });
 //! ```
 //!
-//! This writes one `#[tokio::test]` per case (multi-threaded runtime, 4 workers), named after
-//! the case, so the crate using it needs `tokio` (with `macros` and `rt-multi-thread`) among
-//! its dev-dependencies. The cases themselves are plain `pub async fn`s in [`cases`].
+//! Most cases get a store holding [`CONTRACT_DB`]; those about several databases get the
+//! [`Opener`]. This writes one `#[tokio::test]` per case (multi-threaded runtime, 4 workers),
+//! named after the case, so the crate using it needs `tokio` (with `macros` and
+//! `rt-multi-thread`) among its dev-dependencies. The cases themselves are plain `pub async fn`s
+//! in [`cases`].
 
 pub mod cases;
 pub mod check;
 pub mod fixtures;
+pub mod spec;
 
-use agora_store::DocumentStore;
-pub use agora_voting_core::storage::CLAIMS;
-pub use agora_voting_core::VOTING_DB;
+use agora_store::{DatabaseSpec, DocumentStore};
+pub use spec::{CLAIMS, CONTRACT_DB, SECOND_DB};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 /// The store a case runs against.
 pub type SharedStore = Arc<dyn DocumentStore>;
+
+type OpenFn = dyn Fn(DatabaseSpec) -> Pin<Box<dyn Future<Output = SharedStore> + Send>> + Send + Sync;
+
+/// Opens databases on one test's backend (see the crate documentation).
+#[derive(Clone)]
+pub struct Opener(Arc<OpenFn>);
+
+impl Opener {
+    pub fn new<F, Fut>(open: F) -> Opener
+    where
+        F: Fn(DatabaseSpec) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = SharedStore> + Send + 'static,
+    {
+        Opener(Arc::new(move |spec| Box::pin(open(spec))))
+    }
+
+    /// The store holding `spec`'s database on this backend.
+    pub async fn open(&self, spec: DatabaseSpec) -> SharedStore {
+        (self.0)(spec).await
+    }
+}
 
 /// Turns what a setup block returns into a [`SharedStore`]; used by [`contract_tests!`].
 #[doc(hidden)]
 pub mod __private {
     use super::{DocumentStore, SharedStore};
     use std::sync::Arc;
+
+    pub use agora_filter::Filter;
+    pub use agora_store::{Change, DocumentStore as Store, Json, StoreError};
+    pub use async_trait::async_trait;
 
     /// What the setup block returned.
     pub struct Setup<T>(pub T);
@@ -58,7 +96,7 @@ pub mod __private {
 }
 
 /// Expands the contract suite: one `#[tokio::test]` per case of [`cases`], each calling
-/// `$setup.await` for a fresh, empty store. See the crate documentation.
+/// `$setup.await` for a fresh backend's opener. See the crate documentation.
 #[macro_export]
 macro_rules! contract_tests {
     ($setup:expr) => {
@@ -88,6 +126,11 @@ macro_rules! contract_tests {
             update_merges_in_field_order,
             update_large_nested_value,
             update_keeps_constraints_and_indexes,
+            update_dotted_set,
+            update_dotted_set_refusals,
+            update_append,
+            update_append_refusals,
+            append_under_capacity_race,
             delete_without_condition,
             delete_with_condition,
             find_by_indexed_fields,
@@ -103,18 +146,95 @@ macro_rules! contract_tests {
             find_and_count_thousands,
             increment_counts_from_zero,
             increment_under_race,
+            claims_won_once_under_race,
+            claims_held_until_the_lease_expires,
+            claims_release_then_reclaim,
+        );
+        $crate::contract_tests!(@opener_cases ($setup)
+            two_databases_side_by_side,
+            claims_of_two_databases_are_independent,
         );
     };
     (@cases ($setup:expr) $($case:ident),+ $(,)?) => {
         $(
             #[::tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn $case() {
-                #[allow(unused_imports)]
-                use $crate::__private::{FromShared as _, FromStore as _};
-                let store: $crate::SharedStore = $crate::__private::Setup($setup.await).into_shared();
+                let open = $crate::contract_tests!(@opener ($setup));
+                let store = open.open($crate::CONTRACT_DB).await;
                 $crate::cases::$case(store).await;
             }
         )+
+    };
+    (@opener_cases ($setup:expr) $($case:ident),+ $(,)?) => {
+        $(
+            #[::tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                let open = $crate::contract_tests!(@opener ($setup));
+                $crate::cases::$case(open).await;
+            }
+        )+
+    };
+    (@opener ($setup:expr)) => {{
+        #[allow(unused_imports)]
+        use $crate::__private::{FromShared as _, FromStore as _};
+        let setup = $setup.await;
+        $crate::Opener::new(move |spec| {
+            let opened = setup(spec);
+            async move { $crate::__private::Setup(opened.await).into_shared() }
+        })
+    }};
+}
+
+/// Implements [`DocumentStore`] for a test wrapper `$ty` (holding the adapter and what must
+/// live as long as it: a directory, a table, a database to drop) by delegating every method to
+/// its field `$field`.
+#[macro_export]
+macro_rules! delegate_store {
+    ($ty:ty, $field:ident) => {
+        #[$crate::__private::async_trait]
+        impl $crate::__private::Store for $ty {
+            async fn insert(&self, docs: Vec<(&'static str, $crate::__private::Json)>) -> Result<(), $crate::__private::StoreError> {
+                self.$field.insert(docs).await
+            }
+            async fn get(&self, collection: &str, id: &str) -> Result<Option<$crate::__private::Json>, $crate::__private::StoreError> {
+                self.$field.get(collection, id).await
+            }
+            async fn find(
+                &self,
+                collection: &str,
+                filter: &$crate::__private::Filter,
+            ) -> Result<Vec<$crate::__private::Json>, $crate::__private::StoreError> {
+                self.$field.find(collection, filter).await
+            }
+            async fn count(
+                &self,
+                collection: &str,
+                filter: &$crate::__private::Filter,
+                limit: Option<u64>,
+            ) -> Result<u64, $crate::__private::StoreError> {
+                self.$field.count(collection, filter, limit).await
+            }
+            async fn update(
+                &self,
+                collection: &str,
+                id: &str,
+                condition: &$crate::__private::Filter,
+                change: &$crate::__private::Change,
+            ) -> Result<bool, $crate::__private::StoreError> {
+                self.$field.update(collection, id, condition, change).await
+            }
+            async fn delete(
+                &self,
+                collection: &str,
+                id: &str,
+                condition: &$crate::__private::Filter,
+            ) -> Result<bool, $crate::__private::StoreError> {
+                self.$field.delete(collection, id, condition).await
+            }
+            async fn increment(&self, counter: &str, by: i64) -> Result<i64, $crate::__private::StoreError> {
+                self.$field.increment(counter, by).await
+            }
+        }
     };
 }
 
@@ -123,7 +243,7 @@ mod tests {
     use super::__private::{FromShared as _, FromStore as _, Setup};
     use super::SharedStore;
     use agora_filter::Filter;
-    use agora_store::{DocumentStore, Json, StoreError};
+    use agora_store::{Change, DocumentStore, Json, StoreError};
     use async_trait::async_trait;
     use std::sync::Arc;
 
@@ -144,7 +264,7 @@ mod tests {
         async fn count(&self, _: &str, _: &Filter, _: Option<u64>) -> Result<u64, StoreError> {
             Ok(0)
         }
-        async fn update(&self, _: &str, _: &str, _: &Filter, _: &Json) -> Result<bool, StoreError> {
+        async fn update(&self, _: &str, _: &str, _: &Filter, _: &Change) -> Result<bool, StoreError> {
             Ok(false)
         }
         async fn delete(&self, _: &str, _: &str, _: &Filter) -> Result<bool, StoreError> {

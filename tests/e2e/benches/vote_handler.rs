@@ -86,7 +86,7 @@ fn main() {
         let suffix = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
         match std::env::var("MONGODB_URI") {
             Ok(uri) => {
-                let store = agora_store_mongodb::MongoStore::connect_with_database(&uri, VOTING_DB, &format!("bench_{suffix}")).await.expect("mongodb");
+                let store = agora_store_mongodb::MongoStore::connect(&uri, VOTING_DB.named(format!("bench_{suffix}"))).await.expect("mongodb");
                 let (rate, ok) = votes_per_second(Arc::new(store), total, clients).await;
                 println!("submit-vote handler, MongoDB adapter (secantusdb on loopback), {clients} concurrent: {rate:.0} votes/s ({ok}/{total} accepted)");
             }

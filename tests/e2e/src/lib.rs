@@ -124,48 +124,13 @@ pub fn vote_body(task: &str, subject: &str, vote_data: Value) -> Value {
 pub const REVIEWERS: [&str; 3] = ["agent-reviewer-01", "agent-reviewer-02", "agent-reviewer-03"];
 pub const TRANSLATORS: [&str; 3] = ["agent-translator-01", "agent-translator-02", "agent-translator-03"];
 
-/// The spec's example task (§2.1–2.3) as a create request, with builtin hooks: the PQT
-/// `option-on-ballot`, `plurality`, the `earliest-vote` tie-breaker and `assign-first-winner`.
-/// Private, due now.
+/// The spec's example task (§2.1–2.3) as a create request (`examples/private-task.json`, the
+/// README's walk-through), with builtin hooks: the PQT `option-on-ballot`, `plurality`, the
+/// `earliest-vote` tie-breaker and `assign-first-winner`. Private, due now.
 pub fn example_request() -> Value {
-    json!({
-        "social_task": {
-            "created_by_subject_id": "planner-service",
-            "created_by_subject_data": {"team": "localisation"},
-            "org_ids": REVIEWERS,
-            "access_type": "private",
-            "goal": {"objective": "Choose the lead translator for the Q4 handbook"},
-            "topics": ["translation", "fr"],
-            "properties": {"urgency": "high"},
-            "creation_time": "2026-10-22T09:00:00",
-            "scheduled_time": "2020-01-01T00:00:00Z",
-            "status": "scheduled",
-            "enable_live_streaming": true
-        },
-        "subject_spec": {
-            "title": "Lead translator, Q4 handbook",
-            "description": "Pick the agent that will lead the EN→FR translation of the Q4 handbook.",
-            "voting_options": {
-                "agent-translator-01": "Translator 01",
-                "agent-translator-02": "Translator 02",
-                "agent-translator-03": "Translator 03"
-            },
-            "voting_metadata": {
-                "agent-translator-01": {"languages": ["en", "fr"], "past_jobs": 42},
-                "agent-translator-02": {"languages": ["en", "fr", "de"], "past_jobs": 17}
-            },
-            "supported_protocols": ["http"],
-            "voting_request": {}
-        },
-        "evaluation_spec": {
-            "constraints_primary": "",
-            "constraints_secondary": "",
-            "voting_pqt": {"mode": "builtin", "name": "option-on-ballot"},
-            "evaluation": {"mode": "builtin", "name": "plurality"},
-            "tie_breaker": {"mode": "builtin", "name": "earliest-vote"},
-            "post_award": {"mode": "builtin", "name": "assign-first-winner"}
-        }
-    })
+    let mut request: Value = serde_json::from_str(include_str!("../../../examples/private-task.json")).expect("the example is JSON");
+    request["social_task"]["scheduled_time"] = json!("2020-01-01T00:00:00Z");
+    request
 }
 
 /// A public variant of the example: anyone votes, `duration` qualified votes trigger.

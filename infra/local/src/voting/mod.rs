@@ -6,7 +6,7 @@ pub mod intake;
 pub mod live;
 
 use crate::queue::{self, LocalQueue};
-use crate::{Config, Platform, DB_FILE};
+use crate::{Config, Platform};
 use agora_voting_core::{voting_hooks, EvaluationWork, NoSchedules, Ports, Settings, SystemClock, Voting, VOTING_DB};
 use axum::routing::get;
 use axum::Router;
@@ -22,8 +22,7 @@ pub struct Wired {
 }
 
 pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
-    let store =
-        agora_runtime::open_store(config.store, config.data_dir.join(DB_FILE), VOTING_DB, config.store_namespace.as_deref()).await?;
+    let store = agora_runtime::open_store(config.store, &config.data_dir, VOTING_DB, config.store_namespace.as_deref()).await?;
     let hub = ChangeHub::default();
     let (evaluations, evaluations_rx) = LocalQueue::new("evaluation");
     let ports = Ports {

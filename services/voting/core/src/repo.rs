@@ -2,25 +2,16 @@
 //! knows the collection names, the filters the flows use and how documents decode.
 
 use crate::error::VotingError;
-use crate::storage::CLAIMS;
 use agora_filter::Filter;
-use agora_store::{to_json, DocumentStore, Json, StoreError};
+use agora_store::{to_json, Change, DocumentStore, Json, StoreError};
 use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use agora_voting_schema::time::format_datetime;
+use agora_voting_schema::TaskStatus;
 use agora_voting_schema::{Entity, SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput, SocialTaskCoreData, TaskBundle, Vote};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use std::sync::Arc;
-
-/// What a claim attempt found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Claim {
-    /// This caller holds the claim now.
-    Won,
-    /// Someone else holds it.
-    Held,
-}
 
 #[derive(Clone)]
 pub struct Repo {
@@ -79,9 +70,9 @@ impl Repo {
     }
 
     /// Moves a task from `from` to `to` with a conditional write; false when it was not in `from`.
-    pub async fn change_status(&self, id: &str, from: &str, to: &str) -> Result<bool, VotingError> {
+    pub async fn change_status(&self, id: &str, from: TaskStatus, to: TaskStatus) -> Result<bool, VotingError> {
         let cond = Filter::must(json!({"status": from}));
-        Ok(self.store.update(TASKS, id, &cond, &to_json(&json!({"status": to}))).await?)
+        Ok(self.store.update(TASKS, id, &cond, &Change::set(&json!({"status": to}))).await?)
     }
 
     /// Writes the report and completes the task in one conditional write (only a `started` task).
@@ -90,10 +81,10 @@ impl Repo {
         #[derive(serde::Serialize)]
         struct Completion<'a, R> {
             report_json: &'a R,
-            status: &'static str,
+            status: TaskStatus,
         }
-        let set = to_json(&Completion { report_json: report, status: agora_voting_schema::status::COMPLETE });
-        let cond = Filter::must(json!({"status": agora_voting_schema::status::STARTED}));
+        let set = Change::set(&Completion { report_json: report, status: TaskStatus::Complete });
+        let cond = Filter::must(json!({"status": TaskStatus::Started}));
         Ok(self.store.update(TASKS, id, &cond, &set).await?)
     }
 
@@ -135,33 +126,6 @@ impl Repo {
     /// Raises the count of a task's stored qualified votes by one; returns the new count.
     pub async fn count_qualified_vote(&self, task_id: &str) -> Result<i64, VotingError> {
         Ok(self.store.increment(&format!("qualified:{task_id}"), 1).await?)
-    }
-
-    /// Takes the claim `key`: inserts it, or takes it over when its lease (if any) has expired.
-    /// `lease = None` makes a claim that never expires.
-    pub async fn claim(&self, key: &str, now: DateTime<Utc>, lease: Option<chrono::Duration>) -> Result<Claim, VotingError> {
-        let expires_at = lease.map(|l| format_datetime(&(now + l)));
-        let doc = json!({"claim_id": key, "claimed_at": format_datetime(&now), "expires_at": expires_at});
-        match self.store.insert(vec![(CLAIMS, to_json(&doc))]).await {
-            Ok(()) => Ok(Claim::Won),
-            Err(StoreError::Duplicate { .. }) => {
-                // Expired leases can be taken over; a claim without a lease (null) never expires.
-                let cond = Filter::must(json!({"expires_at": {"$lt": format_datetime(&now)}}));
-                let taken = self.store.update(CLAIMS, key, &cond, &to_json(&doc)).await?;
-                Ok(if taken { Claim::Won } else { Claim::Held })
-            }
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Gives a claim back so that a later attempt can take it.
-    pub async fn release(&self, key: &str) -> Result<(), VotingError> {
-        self.store.delete(CLAIMS, key, &Filter::all()).await?;
-        Ok(())
-    }
-
-    pub async fn has_claim(&self, key: &str) -> Result<bool, VotingError> {
-        Ok(self.store.get(CLAIMS, key).await?.is_some())
     }
 }
 

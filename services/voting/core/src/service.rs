@@ -6,6 +6,7 @@ use crate::flows::parse::TaskParser;
 use crate::hooks::VotingHooks;
 use crate::ports::{ChangeListener, Clock, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, SystemClock, WorkQueue};
 use crate::repo::Repo;
+use agora_store::claims::Claims;
 use agora_store::DocumentStore;
 use agora_voting_schema::{SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput};
 use std::collections::HashMap;
@@ -68,6 +69,7 @@ pub struct Voting {
     pub(crate) repo: Repo,
     pub(crate) settings: Settings,
     pub(crate) parser: TaskParser,
+    pub(crate) claims: Claims,
     spec_cache: Arc<Mutex<HashMap<String, Arc<TaskSpecs>>>>,
 }
 
@@ -75,7 +77,8 @@ impl Voting {
     pub fn new(ports: Ports, settings: Settings) -> Self {
         let repo = Repo::new(ports.store.clone());
         let parser = TaskParser::new(ports.hooks.clone());
-        Self { ports, repo, settings, parser, spec_cache: Arc::default() }
+        let claims = Claims::new(ports.store.clone());
+        Self { ports, repo, settings, parser, claims, spec_cache: Arc::default() }
     }
 
     /// The subject spec and evaluation input of a task, from memory when seen before.

@@ -18,17 +18,85 @@ pub mod collections {
     pub const ALL: [&str; 4] = [TASKS, SUBJECT_SPECS, EVALUATION_INPUTS, VOTES];
 }
 
-/// Task statuses (§1.4).
-pub mod status {
-    pub const SCHEDULED: &str = "scheduled";
-    pub const STARTED: &str = "started";
-    pub const COMPLETE: &str = "complete";
+/// Declares a string-valued field whose meaningful values are a closed set, stored as the
+/// string itself; the spec does not validate the field, so any other value is kept as written.
+macro_rules! string_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)+
+            /// A value the spec does not name, kept as written.
+            Other(String),
+        }
+
+        impl $name {
+            /// The value as stored.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $text,)+
+                    $name::Other(s) => s,
+                }
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                match s.as_str() {
+                    $($text => $name::$variant,)+
+                    _ => $name::Other(s),
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                $name::from(s.to_owned())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d).map($name::from)
+            }
+        }
+    };
 }
 
-/// Access types (§1.3).
-pub mod access {
-    pub const PRIVATE: &str = "private";
-    pub const PUBLIC: &str = "public";
+string_enum! {
+    /// A task's status (§1.4). Only a `scheduled` task starts.
+    TaskStatus {
+        Scheduled = "scheduled",
+        Started = "started",
+        Complete = "complete",
+    }
+}
+
+string_enum! {
+    /// A task's access type (§1.3): who may vote and when the trigger holds. Not validated
+    /// (§2.1): a task of another type takes votes from anyone and never triggers.
+    AccessType {
+        Private = "private",
+        Public = "public",
+    }
 }
 
 /// Qualified votes that trigger a public task when `duration` is absent.
@@ -41,7 +109,7 @@ pub struct SocialTaskCoreData {
     pub created_by_subject_id: String,
     pub created_by_subject_data: Map<String, Value>,
     pub org_ids: Vec<String>,
-    pub social_task_access_type: String,
+    pub social_task_access_type: AccessType,
     pub goal_data: Map<String, Value>,
     pub social_tasks_topics: Vec<String>,
     pub social_task_properties: Map<String, Value>,
@@ -52,7 +120,7 @@ pub struct SocialTaskCoreData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub status: Option<TaskStatus>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub report_json: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,14 +142,14 @@ where
 impl Entity for SocialTaskCoreData {}
 
 impl SocialTaskCoreData {
-    pub fn status(&self) -> Option<&str> {
-        self.status.as_deref()
+    pub fn status(&self) -> Option<&TaskStatus> {
+        self.status.as_ref()
     }
     pub fn is_private(&self) -> bool {
-        self.social_task_access_type == access::PRIVATE
+        self.social_task_access_type == AccessType::Private
     }
     pub fn is_public(&self) -> bool {
-        self.social_task_access_type == access::PUBLIC
+        self.social_task_access_type == AccessType::Public
     }
     /// Qualified votes that trigger a public task.
     pub fn trigger_count(&self) -> i64 {

@@ -31,7 +31,7 @@ fn task_example_round_trips_exactly() {
     assert_eq!(task.social_task_id, "task_3f9c6d2e");
     assert_eq!(task.creation_time, utc(2026, 10, 22, 9, 0, 0));
     assert_eq!(task.scheduled_time, Some(utc(2026, 10, 22, 10, 0, 0)));
-    assert_eq!(task.status(), Some("scheduled"));
+    assert_eq!(task.status().map(agora_voting_schema::TaskStatus::as_str), Some("scheduled"));
     assert_eq!(task.duration, None);
     assert_eq!(task.job_id, None);
     assert!(task.enable_live_streaming);

@@ -3,12 +3,11 @@
 
 #![allow(dead_code)]
 
-use agora_filter::Filter;
-use agora_store::{DocumentStore, Json, StoreError};
-use agora_store_contract::VOTING_DB;
+use agora_store::DatabaseSpec;
+use agora_store_contract::CONTRACT_DB;
 use agora_store_dynamodb::{DynamoConfig, DynamoStore, ENDPOINT_ENV};
-use async_trait::async_trait;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// The endpoint the tests run against; panics (failing the test) when unset.
 pub fn endpoint() -> String {
@@ -22,19 +21,25 @@ pub fn endpoint() -> String {
     }
 }
 
-/// A [`DynamoStore`] on a table of its own, deleted on drop.
+/// A [`DynamoStore`] of `CONTRACT_DB` on a table of its own, deleted on drop.
 pub struct TempTable {
     pub store: DynamoStore,
 }
 
 impl TempTable {
+    /// Creates the table, laid out for `CONTRACT_DB`.
     pub async fn new() -> TempTable {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let table = format!("agora-test-{}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed), uuid::Uuid::new_v4().simple());
         let config = DynamoConfig { table, endpoint: Some(endpoint()), region: None };
-        let store = DynamoStore::connect(config, VOTING_DB).await.expect("connect");
+        let store = DynamoStore::connect(config, CONTRACT_DB).await.expect("connect");
         store.ensure_table().await.expect("create a fresh table");
         TempTable { store }
+    }
+
+    /// A store of the database `spec` on the same table.
+    pub fn open(&self, spec: DatabaseSpec) -> DynamoStore {
+        DynamoStore::with_client(self.store.client().clone(), self.store.table_name(), spec).expect("a database on the table")
     }
 }
 
@@ -54,27 +59,12 @@ impl Drop for TempTable {
     }
 }
 
-#[async_trait]
-impl DocumentStore for TempTable {
-    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
-        self.store.insert(docs).await
-    }
-    async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
-        self.store.get(collection, id).await
-    }
-    async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
-        self.store.find(collection, filter).await
-    }
-    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
-        self.store.count(collection, filter, limit).await
-    }
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
-        self.store.update(collection, id, condition, set).await
-    }
-    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
-        self.store.delete(collection, id, condition).await
-    }
-    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
-        self.store.increment(counter, by).await
-    }
+agora_store_contract::delegate_store!(TempTable, store);
+
+/// A store of one database on a shared [`TempTable`], which lives as long as its stores.
+pub struct OnTable {
+    pub store: DynamoStore,
+    pub table: Arc<TempTable>,
 }
+
+agora_store_contract::delegate_store!(OnTable, store);

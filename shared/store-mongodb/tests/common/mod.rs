@@ -1,9 +1,10 @@
 //! A [`MongoStore`] on a fresh database of the server at `MONGODB_URI`, dropped afterwards.
 
-use agora_filter::Filter;
-use agora_store::{DatabaseSpec, DocumentStore, Json, StoreError};
+// Each test binary uses a part of it.
+#![allow(dead_code)]
+
+use agora_store::DatabaseSpec;
 use agora_store_mongodb::MongoStore;
-use async_trait::async_trait;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -35,8 +36,12 @@ pub struct TestStore {
 impl TestStore {
     /// Connects to a fresh database holding `db`'s collections.
     pub async fn fresh(db: DatabaseSpec) -> TestStore {
-        let name = fresh_database_name();
-        let store = MongoStore::connect_with_database(&uri(), db, &name).await.unwrap_or_else(|e| panic!("connect to {}: {e}", uri()));
+        TestStore::named(db, fresh_database_name()).await
+    }
+
+    /// Connects to the database `name` holding `db`'s collections (dropped with the store).
+    pub async fn named(db: DatabaseSpec, name: String) -> TestStore {
+        let store = MongoStore::connect(&uri(), db.named(name.clone())).await.unwrap_or_else(|e| panic!("connect to {}: {e}", uri()));
         TestStore { store, name }
     }
 }
@@ -59,27 +64,4 @@ impl Drop for TestStore {
     }
 }
 
-#[async_trait]
-impl DocumentStore for TestStore {
-    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
-        self.store.insert(docs).await
-    }
-    async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
-        self.store.get(collection, id).await
-    }
-    async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
-        self.store.find(collection, filter).await
-    }
-    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
-        self.store.count(collection, filter, limit).await
-    }
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
-        self.store.update(collection, id, condition, set).await
-    }
-    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
-        self.store.delete(collection, id, condition).await
-    }
-    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
-        self.store.increment(counter, by).await
-    }
-}
+agora_store_contract::delegate_store!(TestStore, store);

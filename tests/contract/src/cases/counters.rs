@@ -1,8 +1,8 @@
 //! Counters: atomic increments beside the collections, invisible to every query.
 
 use crate::check::*;
+use crate::spec::all_collections;
 use crate::SharedStore;
-use agora_voting_schema::collections::{TASKS, VOTES};
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::Barrier;
@@ -16,7 +16,7 @@ pub async fn increment_counts_from_zero(store: SharedStore) {
     assert_eq!(store.increment("qualified:task_a", 0).await.unwrap(), 0);
     assert_eq!(store.increment("qualified:task_b", 0).await.unwrap(), 5);
     // Counters are in no collection.
-    for collection in [TASKS, VOTES, crate::CLAIMS] {
+    for collection in all_collections() {
         assert_eq!(count(&store, collection, json!({}), None).await, 0, "{collection} holds a counter");
     }
 }

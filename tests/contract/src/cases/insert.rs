@@ -3,16 +3,15 @@
 
 use crate::check::*;
 use crate::fixtures::*;
+use crate::spec::{CLAIMS, INPUTS, SPECS, TASKS, VOTES};
 use crate::SharedStore;
 use agora_store::{to_json, Json};
-use agora_voting_core::storage::CLAIMS;
-use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use serde_json::{json, value::RawValue};
 
 /// The three documents of a task go in with one call, and all three come back.
 pub async fn insert_task_bundle_in_one_call(store: SharedStore) {
     let id = "task_bundle01";
-    let docs = [(TASKS, task(id, "scheduled", &[])), (SUBJECT_SPECS, subject_spec(id)), (EVALUATION_INPUTS, evaluation_input(id))];
+    let docs = [(TASKS, task(id, "scheduled", &[])), (SPECS, subject_spec(id)), (INPUTS, evaluation_input(id))];
     store.insert(docs.iter().map(|(c, d)| (*c, to_json(d))).collect()).await.expect("the bundle is stored");
     for (collection, doc) in &docs {
         assert_eq!(get_value(&store, collection, id).await.as_ref(), Some(doc), "{collection}");
@@ -34,13 +33,13 @@ pub async fn insert_is_all_or_none(store: SharedStore) {
             (TASKS, to_json(&task("task_new", "scheduled", &[]))),
             (VOTES, to_json(&vote("v-new", "task_a", "agent-2", true))),
             (VOTES, to_json(&vote("v-existing", "task_b", "agent-3", false))),
-            (SUBJECT_SPECS, to_json(&subject_spec("task_new"))),
+            (SPECS, to_json(&subject_spec("task_new"))),
         ])
         .await;
     assert_duplicate(result, VOTES, "vote_id");
     assert_eq!(get_value(&store, TASKS, "task_new").await, None);
     assert_eq!(get_value(&store, VOTES, "v-new").await, None);
-    assert_eq!(get_value(&store, SUBJECT_SPECS, "task_new").await, None);
+    assert_eq!(get_value(&store, SPECS, "task_new").await, None);
     assert_eq!(get_value(&store, VOTES, "v-existing").await, Some(vote("v-existing", "task_a", "agent-1", true)));
     assert_eq!(count(&store, VOTES, json!({}), None).await, 1);
 }

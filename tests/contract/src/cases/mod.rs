@@ -1,14 +1,21 @@
-//! The contract cases. Each takes a fresh, empty store holding the voting database
-//! (`agora_voting_core::VOTING_DB`) and panics when the store breaks the contract.
+//! The contract cases. Each takes a fresh, empty store holding [`CONTRACT_DB`](crate::CONTRACT_DB)
+//! (or, for the cases about several databases, the test's [`Opener`](crate::Opener)) and panics
+//! when the store breaks the contract.
 
+mod change;
+mod claims;
 mod counters;
+mod databases;
 mod insert;
 mod query;
 mod races;
 mod round_trip;
 mod update;
 
+pub use change::*;
+pub use claims::*;
 pub use counters::*;
+pub use databases::*;
 pub use insert::*;
 pub use query::*;
 pub use races::*;

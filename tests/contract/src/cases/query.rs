@@ -3,10 +3,9 @@
 
 use crate::check::*;
 use crate::fixtures::*;
+use crate::spec::{all_collections, CLAIMS, INPUTS, SPECS, TASKS, VOTES};
 use crate::SharedStore;
 use agora_filter::Filter;
-use agora_voting_core::storage::CLAIMS;
-use agora_voting_schema::collections::{ALL, EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use serde_json::{json, Value};
 
 /// Five votes with varied fields: `weight` is a number only these carry, `v-05` has no
@@ -222,11 +221,11 @@ pub async fn find_in_insertion_order(store: SharedStore) {
 pub async fn find_all(store: SharedStore) {
     let id = "task_all";
     put(&store, TASKS, &task(id, "scheduled", &[])).await;
-    put(&store, SUBJECT_SPECS, &subject_spec(id)).await;
-    put(&store, EVALUATION_INPUTS, &evaluation_input(id)).await;
+    put(&store, SPECS, &subject_spec(id)).await;
+    put(&store, INPUTS, &evaluation_input(id)).await;
     put_all(&store, VOTES, &sample_votes()).await;
     put(&store, CLAIMS, &claim("start:task_all", "me")).await;
-    for (collection, expected) in [(TASKS, 1), (SUBJECT_SPECS, 1), (EVALUATION_INPUTS, 1), (VOTES, 5), (CLAIMS, 1)] {
+    for (collection, expected) in [(TASKS, 1), (SPECS, 1), (INPUTS, 1), (VOTES, 5), (CLAIMS, 1)] {
         let docs = store.find(collection, &Filter::all()).await.expect("find");
         assert_eq!(docs.len(), expected, "{collection}");
         assert_eq!(store.count(collection, &Filter::all(), None).await.expect("count"), expected as u64);
@@ -240,7 +239,7 @@ pub async fn find_all(store: SharedStore) {
 
 /// Every collection starts empty: `find` is empty, `count` is zero, with or without filters.
 pub async fn find_on_empty_collections(store: SharedStore) {
-    for collection in ALL.iter().chain([&CLAIMS]) {
+    for collection in all_collections() {
         assert!(store.find(collection, &Filter::all()).await.expect("find").is_empty());
         assert_eq!(store.count(collection, &Filter::all(), Some(1)).await.expect("count"), 0);
         let f = filter(json!({"social_task_id": "task_x", "qualified": true, "org_ids": "a"}));

@@ -3,10 +3,9 @@
 
 use crate::check::*;
 use crate::fixtures::*;
+use crate::spec::{CLAIMS, TASKS, VOTES};
 use crate::SharedStore;
 use agora_store::{to_json, StoreError};
-use agora_voting_core::storage::CLAIMS;
-use agora_voting_schema::collections::{TASKS, VOTES};
 use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
@@ -16,7 +15,7 @@ use tokio::sync::Barrier;
 pub const RACERS: usize = 50;
 
 /// Runs `RACERS` copies of `attempt(i)` on separate tokio tasks, released together.
-async fn race<T, F, Fut>(attempt: F) -> Vec<T>
+pub(crate) async fn race<T, F, Fut>(attempt: F) -> Vec<T>
 where
     T: Send + 'static,
     F: Fn(usize) -> Fut,

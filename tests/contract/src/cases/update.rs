@@ -2,9 +2,9 @@
 
 use crate::check::*;
 use crate::fixtures::*;
+use crate::spec::{TASKS, VOTES};
 use crate::SharedStore;
 use agora_filter::Filter;
-use agora_voting_schema::collections::{TASKS, VOTES};
 use serde_json::json;
 
 /// A false condition changes nothing and answers `false`.

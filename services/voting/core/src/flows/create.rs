@@ -4,6 +4,7 @@ use crate::error::VotingError;
 use crate::service::Voting;
 use agora_store::StoreError;
 use agora_voting_schema::TaskBundle;
+use agora_voting_schema::TaskStatus;
 use serde_json::Value;
 
 /// Attempts at a fresh id when a generated one collides (one in four billion).
@@ -32,7 +33,7 @@ impl Voting {
     /// sweep starts the task anyway.
     async fn schedule_start(&self, b: &TaskBundle) {
         let task = &b.task;
-        let (Some(at), Some(agora_voting_schema::status::SCHEDULED)) = (task.scheduled_time, task.status()) else { return };
+        let (Some(at), Some(TaskStatus::Scheduled)) = (task.scheduled_time, task.status()) else { return };
         let id = &task.social_task_id;
         if let Err(e) = self.ports.scheduler.schedule(&crate::work::start_schedule_name(id), at, &crate::work::start_request(id)).await {
             tracing::warn!(social_task_id = %task.social_task_id, error = %e, "one-shot start not scheduled; the sweep will start the task");

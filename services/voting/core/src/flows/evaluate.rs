@@ -5,10 +5,11 @@
 use crate::error::VotingError;
 use crate::messages::voting_result;
 use crate::ports::HookError;
-use crate::repo::Claim;
 use crate::service::Voting;
+use agora_store::claims::Claim;
 use agora_store::Json;
-use agora_voting_schema::{status, Hook, HookInput, Report, Vote};
+use agora_voting_schema::TaskStatus;
+use agora_voting_schema::{Hook, HookInput, Report, Vote};
 use futures::future::join_all;
 use serde_json::{Map, Value};
 
@@ -37,19 +38,19 @@ struct Failure {
 impl Voting {
     /// Evaluates a task whose trigger held. Safe to call twice, or twice at once.
     pub async fn evaluate_task(&self, social_task_id: &str) -> Result<EvaluationOutcome, VotingError> {
-        match self.repo.task(social_task_id).await?.as_ref().and_then(|t| t.status.as_deref()) {
-            Some(status::STARTED) => {}
-            Some(status::COMPLETE) => return Ok(EvaluationOutcome::AlreadyComplete),
+        match self.repo.task(social_task_id).await?.as_ref().and_then(|t| t.status.clone()) {
+            Some(TaskStatus::Started) => {}
+            Some(TaskStatus::Complete) => return Ok(EvaluationOutcome::AlreadyComplete),
             _ => return Ok(EvaluationOutcome::NotStarted),
         }
         let claim_key = format!("evaluate:{social_task_id}");
-        if self.repo.claim(&claim_key, self.ports.clock.now(), Some(self.settings.evaluation_lease)).await? == Claim::Held {
+        if self.claims.claim(&claim_key, self.ports.clock.now(), Some(self.settings.evaluation_lease)).await? == Claim::Held {
             return Ok(EvaluationOutcome::InProgress);
         }
         let outcome = self.evaluate_claimed(social_task_id).await;
         if !matches!(outcome, Ok(EvaluationOutcome::Completed { .. }) | Ok(EvaluationOutcome::AlreadyComplete)) {
             // Leave the task to a later attempt.
-            self.repo.release(&claim_key).await?;
+            self.claims.release(&claim_key).await?;
         }
         outcome
     }
@@ -58,8 +59,8 @@ impl Voting {
         // Read again under the claim: an evaluator whose lease expired may have finished.
         let Some(task) = self.repo.task(id).await? else { return Ok(EvaluationOutcome::NotStarted) };
         match task.status() {
-            Some(status::STARTED) => {}
-            Some(status::COMPLETE) => return Ok(EvaluationOutcome::AlreadyComplete),
+            Some(TaskStatus::Started) => {}
+            Some(TaskStatus::Complete) => return Ok(EvaluationOutcome::AlreadyComplete),
             _ => return Ok(EvaluationOutcome::NotStarted),
         }
         let specs = self.task_specs(id).await?;

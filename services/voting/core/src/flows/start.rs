@@ -3,9 +3,10 @@
 
 use crate::error::VotingError;
 use crate::messages::voting_invite;
-use crate::repo::Claim;
 use crate::service::Voting;
-use agora_voting_schema::{status, HookInput, SocialTaskCoreData};
+use agora_store::claims::Claim;
+use agora_voting_schema::TaskStatus;
+use agora_voting_schema::{HookInput, SocialTaskCoreData};
 use futures::future::join_all;
 use serde_json::{Map, Value};
 
@@ -44,7 +45,7 @@ impl Voting {
             return Ok(StartOutcome::NotDue);
         }
         let claim_key = format!("start:{social_task_id}");
-        if self.repo.claim(&claim_key, now, Some(self.settings.start_lease)).await? == Claim::Held {
+        if self.claims.claim(&claim_key, now, Some(self.settings.start_lease)).await? == Claim::Held {
             return Ok(StartOutcome::AlreadyHandled);
         }
         // Holding the claim, look again: a starter whose lease expired may have finished.
@@ -53,7 +54,7 @@ impl Voting {
         };
         match self.invite(social_task_id).await {
             Ok(invitations) => {
-                if self.repo.change_status(social_task_id, status::SCHEDULED, status::STARTED).await? {
+                if self.repo.change_status(social_task_id, TaskStatus::Scheduled, TaskStatus::Started).await? {
                     tracing::info!(social_task_id, invitations, "task started");
                     if task.enable_live_streaming {
                         self.ports.changes.task_changed(social_task_id).await;
@@ -65,7 +66,7 @@ impl Voting {
             }
             Err(reason) => {
                 tracing::warn!(social_task_id, %reason, "task not started; it stays scheduled and the next sweep retries");
-                self.repo.release(&claim_key).await?;
+                self.claims.release(&claim_key).await?;
                 Ok(StartOutcome::Failed(reason))
             }
         }
@@ -77,7 +78,7 @@ impl Voting {
             .repo
             .task(social_task_id)
             .await?
-            .filter(|t| t.status() == Some(status::SCHEDULED) && t.scheduled_time.is_some_and(|s| s <= now)))
+            .filter(|t| t.status() == Some(&TaskStatus::Scheduled) && t.scheduled_time.is_some_and(|s| s <= now)))
     }
 
     /// Runs the invitation creator and publishes the invitations. Err: why it failed.

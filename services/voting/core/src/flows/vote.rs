@@ -3,10 +3,10 @@
 
 use super::truthy;
 use crate::error::VotingError;
-use crate::repo::Claim;
 use crate::service::Voting;
+use agora_store::claims::Claim;
 use agora_store::StoreError;
-use agora_voting_schema::{parse_vote_request, status, Hook, HookInput, SocialTaskCoreData, Vote};
+use agora_voting_schema::{parse_vote_request, Hook, HookInput, SocialTaskCoreData, TaskStatus, Vote};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -29,8 +29,8 @@ impl Voting {
         let task_id = vote.social_task_id.clone();
         let task = self.repo.task(&task_id).await?.ok_or_else(|| rejected(VotingError::NotFound, "Invalid social_task_id."))?;
         match task.status() {
-            Some(status::STARTED) => {}
-            Some(status::COMPLETE) => return Err(rejected(VotingError::Conflict, "Voting task is complete.")),
+            Some(TaskStatus::Started) => {}
+            Some(TaskStatus::Complete) => return Err(rejected(VotingError::Conflict, "Voting task is complete.")),
             _ => return Err(rejected(VotingError::Conflict, "Voting task is not active yet.")),
         }
         if task.is_private() && !task.org_ids.contains(&vote.submitter_subject_id) {
@@ -136,14 +136,14 @@ impl Voting {
         let claim_key = format!("trigger:{id}");
         // Reading the claim first spares votes arriving after the trigger a failed write each.
         if !holds
-            || self.repo.has_claim(&claim_key).await?
-            || self.repo.claim(&claim_key, self.ports.clock.now(), None).await? == Claim::Held
+            || self.claims.held(&claim_key).await?
+            || self.claims.claim(&claim_key, self.ports.clock.now(), None).await? == Claim::Held
         {
             return Ok(());
         }
         if let Err(e) = self.ports.queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
             tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote retries");
-            self.repo.release(&claim_key).await?;
+            self.claims.release(&claim_key).await?;
             return Err(VotingError::Internal(e.to_string()));
         }
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");

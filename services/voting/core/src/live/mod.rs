@@ -12,6 +12,7 @@ pub use streams::{LiveStreams, Refreshed, Subscribed, Subscription};
 use crate::error::VotingError;
 use crate::ports::{ChangeListener, WorkQueue};
 use crate::service::Voting;
+use agora_voting_schema::TaskStatus;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -67,10 +68,7 @@ impl Voting {
     /// The update a task's live streams get now: its full bundle, and whether it is complete.
     pub async fn live_update(&self, social_task_id: &str) -> Result<LiveUpdate, VotingError> {
         let (bundle, status) = self.full_task_bundle_and_status(social_task_id).await?;
-        Ok(LiveUpdate {
-            message: protocol::update_message(&bundle),
-            complete: status.as_deref() == Some(agora_voting_schema::status::COMPLETE),
-        })
+        Ok(LiveUpdate { message: protocol::update_message(&bundle), complete: status.as_deref() == Some(TaskStatus::Complete.as_str()) })
     }
 }
 

@@ -15,7 +15,7 @@ use crate::ports::{ConnectionGateway, GatewayError, WorkQueue};
 use crate::service::Voting;
 use crate::storage::LIVE_SUBSCRIPTIONS;
 use agora_filter::Filter;
-use agora_store::{to_json, StoreError};
+use agora_store::{to_json, Change, StoreError};
 use agora_voting_schema::time::format_datetime;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
@@ -147,7 +147,9 @@ impl LiveStreams {
         let Some(doc) = store.get(LIVE_SUBSCRIPTIONS, connection_id).await? else { return Ok(Refreshed::Stale) };
         let sub: Subscription = serde_json::from_str(doc.get())?;
         let mine = |seq: u64| Filter::must(json!({ "token": token, "seq": seq }));
-        if sub.token != token || !store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq), &to_json(&json!({ "seq": seq + 1 }))).await? {
+        if sub.token != token
+            || !store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq), &Change::set(&json!({ "seq": seq + 1 }))).await?
+        {
             return Ok(Refreshed::Stale);
         }
         if sub.expires_at.as_str() <= format_datetime(&self.now()).as_str() {
@@ -168,7 +170,7 @@ impl LiveStreams {
         let every = Duration::from_secs_f64(sub.refresh_interval);
         if let Err(e) = self.queue.send(connection_id, &next.to_body(), every).await {
             // Give this message's turn back, so that its redelivery can schedule the chain again.
-            store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq + 1), &to_json(&json!({ "seq": seq }))).await?;
+            store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq + 1), &Change::set(&json!({ "seq": seq }))).await?;
             return Err(VotingError::Internal(e.to_string()));
         }
         Ok(Refreshed::Sent)
@@ -223,7 +225,7 @@ impl LiveStreams {
         let doc = to_json(sub);
         let mut fields = serde_json::to_value(sub)?;
         fields.as_object_mut().map(|f| f.remove("connection_id"));
-        let fields = to_json(&fields);
+        let fields = Change::set(&fields);
         for _ in 0..3 {
             if store.update(LIVE_SUBSCRIPTIONS, &sub.connection_id, &Filter::all(), &fields).await? {
                 return Ok(());

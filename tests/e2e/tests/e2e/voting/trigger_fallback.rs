@@ -4,7 +4,7 @@
 
 use agora_e2e::{public_request, temp_dir};
 use agora_filter::Filter;
-use agora_store::{DocumentStore, Json, StoreError};
+use agora_store::{Change, DocumentStore, Json, StoreError};
 use agora_voting_core::{Ports, QueueError, Settings, Voting, WorkQueue, VOTING_DB};
 use async_trait::async_trait;
 use futures::future::join_all;
@@ -33,8 +33,8 @@ impl DocumentStore for BrokenCounters {
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
         self.inner.count(collection, filter, limit).await
     }
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, set: &Json) -> Result<bool, StoreError> {
-        self.inner.update(collection, id, condition, set).await
+    async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
+        self.inner.update(collection, id, condition, change).await
     }
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
         self.inner.delete(collection, id, condition).await
@@ -60,8 +60,8 @@ impl WorkQueue for RecordingQueue {
 }
 
 async fn voting(broken: bool) -> (Arc<Voting>, Arc<BrokenCounters>, Arc<RecordingQueue>) {
-    let path = temp_dir("trigger-fallback").join("agora.sqlite");
-    let inner = agora_runtime::open_store(agora_runtime::StoreKind::Embedded, path, VOTING_DB, None).await.expect("embedded store");
+    let dir = temp_dir("trigger-fallback");
+    let inner = agora_runtime::open_store(agora_runtime::StoreKind::Embedded, &dir, VOTING_DB, None).await.expect("embedded store");
     let store = Arc::new(BrokenCounters { inner, broken: AtomicBool::new(broken), failed: AtomicUsize::new(0) });
     let queue = Arc::new(RecordingQueue::default());
     let hooks = agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None);

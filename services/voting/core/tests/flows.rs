@@ -1,0 +1,157 @@
+//! The voting flows below HTTP: on the in-memory store, with a clock the test moves, and a
+//! publisher and queue that record what they get. Milliseconds per test, no server.
+
+use agora_hooks::NoRemote;
+use agora_ports::fakes::{ManualClock, RecordingPublisher, RecordingQueue, RecordingSchedules};
+use agora_ports::{WorkHandler, WorkOutcome};
+use agora_store::memory::MemoryStore;
+use agora_voting_core::work::{evaluation_request, start_request, start_schedule_name};
+use agora_voting_core::{
+    voting_hooks, EvaluationOutcome, EvaluationWork, NoChangeListener, Ports, Settings, StartOutcome, Voting, VotingError, VOTING_DB,
+};
+use chrono::{TimeZone, Utc};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The spec's private example task (three reviewers, three translators, builtin hooks).
+fn example() -> Value {
+    serde_json::from_str(include_str!("../../../../examples/private-task.json")).expect("the example is JSON")
+}
+
+struct Flows {
+    voting: Arc<Voting>,
+    clock: Arc<ManualClock>,
+    publisher: Arc<RecordingPublisher>,
+    queue: Arc<RecordingQueue>,
+    schedules: Arc<RecordingSchedules>,
+}
+
+/// The flows at 09:30 on the example's day, half an hour before its `scheduled_time`.
+fn flows() -> Flows {
+    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 10, 22, 9, 30, 0).unwrap()));
+    let publisher = Arc::new(RecordingPublisher::default());
+    let queue = Arc::new(RecordingQueue::default());
+    let schedules = Arc::new(RecordingSchedules::default());
+    let ports = Ports {
+        store: Arc::new(MemoryStore::new(VOTING_DB).expect("store")),
+        hooks: voting_hooks(Arc::new(NoRemote), None),
+        publisher: publisher.clone(),
+        queue: queue.clone(),
+        clock: clock.clone(),
+        changes: Arc::new(NoChangeListener),
+        scheduler: schedules.clone(),
+    };
+    Flows { voting: Arc::new(Voting::new(ports, Settings::default())), clock, publisher, queue, schedules }
+}
+
+fn vote(task: &str, voter: &str, option: &str) -> Value {
+    json!({
+        "vote_id": format!("vote-{voter}"), "social_task_id": task, "submitter_subject_id": voter,
+        "vote_data": {"selected_option": option}, "submission_time": "2026-10-22T10:03:12", "qualified": true,
+    })
+}
+
+#[tokio::test]
+async fn a_private_task_runs_from_creation_to_report() {
+    let f = flows();
+    let id = f.voting.create_task(&example()).await.expect("created");
+
+    // Its start is scheduled at its time, and nothing starts it early.
+    let made = f.schedules.made();
+    assert_eq!(made.len(), 1);
+    assert_eq!(
+        (made[0].0.as_str(), made[0].1, &made[0].2),
+        (start_schedule_name(&id).as_str(), Utc.with_ymd_and_hms(2026, 10, 22, 10, 0, 0).unwrap(), &start_request(&id))
+    );
+    assert!(f.voting.start_due_tasks().await.expect("sweep").is_empty());
+    assert_eq!(f.voting.get_status(&id).await.expect("status"), json!({"status": "scheduled"}));
+
+    // Due: started once, one invitation per option.
+    f.clock.advance(chrono::Duration::minutes(31));
+    let started = f.voting.start_due_tasks().await.expect("sweep");
+    assert!(matches!(started.as_slice(), [(t, StartOutcome::Started { invitations: 3 })] if t == &id), "{started:?}");
+    assert!(matches!(f.voting.start_task(&id).await.expect("again"), StartOutcome::NotDue | StartOutcome::AlreadyHandled));
+    let invite = f.publisher.to("agent-translator-02");
+    assert_eq!(invite.len(), 1);
+    assert_eq!(invite[0]["event_type"], "voting_invite");
+
+    // Three votes; the last makes the trigger hold and queues one evaluation request.
+    for (voter, option) in [
+        ("agent-reviewer-01", "agent-translator-02"),
+        ("agent-reviewer-02", "agent-translator-02"),
+        ("agent-reviewer-03", "agent-translator-01"),
+    ] {
+        assert!(f.voting.submit_vote(&vote(&id, voter, option)).await.expect("accepted").qualified);
+    }
+    let queued = f.queue.take();
+    assert_eq!(queued.len(), 1, "{queued:?}");
+    assert_eq!((queued[0].key.as_str(), queued[0].body.as_str()), (id.as_str(), evaluation_request(&id).as_str()));
+
+    // The queue's handler evaluates it: done, the report stored, the winner told.
+    let work = EvaluationWork::new(f.voting.clone());
+    assert_eq!(work.handle(&queued[0].body).await, WorkOutcome::Done);
+    assert_eq!(f.voting.get_status(&id).await.expect("status"), json!({"status": "complete"}));
+    let report: Value = serde_json::from_str(f.voting.get_report(&id).await.expect("report").get()).expect("JSON");
+    assert_eq!(report["winners"], json!(["agent-translator-02"]));
+    assert_eq!(report["votes"].as_array().map(Vec::len), Some(3));
+    let result = f.publisher.to("agent-translator-02");
+    assert_eq!(result.last().map(|m| m["event_type"].clone()), Some(json!("voting_result")));
+
+    // A duplicate request is done too, and changes nothing.
+    assert_eq!(work.handle(&queued[0].body).await, WorkOutcome::Done);
+    assert!(matches!(f.voting.evaluate_task(&id).await.expect("again"), EvaluationOutcome::AlreadyComplete));
+    assert_eq!(f.publisher.to("agent-translator-02").len(), 2, "one invitation, one result");
+}
+
+#[tokio::test]
+async fn votes_are_refused_for_the_reasons_of_the_spec() {
+    let f = flows();
+    let id = f.voting.create_task(&example()).await.expect("created");
+    // Not started yet.
+    let early = f.voting.submit_vote(&vote(&id, "agent-reviewer-01", "agent-translator-01")).await.expect_err("not started");
+    assert_eq!(early, VotingError::Conflict("Vote rejected: Voting task is not active yet.".into()));
+    f.clock.advance(chrono::Duration::hours(1));
+    f.voting.start_due_tasks().await.expect("sweep");
+
+    // Not a member of the private task.
+    let outsider = f.voting.submit_vote(&vote(&id, "agent-outsider", "agent-translator-01")).await.expect_err("outsider");
+    assert!(matches!(outsider, VotingError::Forbidden(_)), "{outsider:?}");
+    // An option not on the ballot: stored, disqualified by the builtin PQT.
+    assert!(!f.voting.submit_vote(&vote(&id, "agent-reviewer-01", "agent-nobody")).await.expect("stored").qualified);
+    // A second vote by the same voter is refused.
+    let mut second = vote(&id, "agent-reviewer-01", "agent-translator-01");
+    second["vote_id"] = json!("vote-second");
+    assert!(matches!(f.voting.submit_vote(&second).await, Err(VotingError::Conflict(_))));
+    // Unknown task.
+    assert!(matches!(f.voting.submit_vote(&vote("task_ffffffff", "agent-reviewer-02", "x")).await, Err(VotingError::NotFound(_))));
+    assert!(f.queue.take().is_empty(), "no trigger");
+}
+
+#[tokio::test]
+async fn a_public_task_triggers_at_its_duration() {
+    let f = flows();
+    let mut request = example();
+    request["social_task"]["access_type"] = json!("public");
+    request["social_task"]["duration"] = json!(2);
+    let id = f.voting.create_task(&request).await.expect("created");
+    f.clock.advance(chrono::Duration::hours(1));
+    f.voting.start_due_tasks().await.expect("sweep");
+    f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    assert!(f.queue.take().is_empty());
+    f.voting.submit_vote(&vote(&id, "anyone-2", "agent-translator-03")).await.expect("accepted");
+    assert_eq!(f.queue.take().len(), 1);
+}
+
+#[tokio::test]
+async fn a_hook_the_deployment_cannot_run_is_refused_at_creation_naming_the_field() {
+    let f = flows();
+    let mut request = example();
+    request["evaluation_spec"]["evaluation"] = json!({"mode": "http", "url": "http://127.0.0.1:9/rule"});
+    let err = f.voting.create_task(&request).await.expect_err("refused");
+    let VotingError::Invalid(message) = err else { panic!("{err:?}") };
+    assert!(message.starts_with("evaluation_spec.evaluation: mode \"http\" is not available"), "{message}");
+    request["evaluation_spec"]["evaluation"] = json!({"mode": "builtin", "name": "no-such-rule"});
+    let VotingError::Invalid(message) = f.voting.parser().parse_task(&request).expect_err("refused") else { panic!() };
+    assert!(message.contains("evaluation_spec.evaluation") && message.contains("no-such-rule"), "{message}");
+    assert!(f.schedules.made().is_empty());
+}

@@ -1,0 +1,92 @@
+//! The platform's leased once-only claims ([`agora_store::claims`]) on the store: won once among
+//! concurrent claimers, held until the lease runs out, taken over after, released and taken
+//! again, and independent between databases.
+
+use crate::check::*;
+use crate::spec::{CLAIMS, SECOND_DB};
+use crate::{Opener, SharedStore, CONTRACT_DB};
+use agora_store::claims::{Claim, Claims};
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde_json::json;
+use std::sync::Arc;
+
+/// 10:mm:ss.250000 on the day of the examples (datetimes are stored with their microseconds).
+fn at(minute: u32, second: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 10, 22, 10, minute, second).single().expect("a valid time") + Duration::microseconds(250_000)
+}
+
+fn lease(minutes: i64) -> Option<Duration> {
+    Some(Duration::minutes(minutes))
+}
+
+/// 50 claimers of one key at once: exactly one wins, and the claim is stored as written.
+pub async fn claims_won_once_under_race(store: SharedStore) {
+    let claims = Claims::new(Arc::clone(&store));
+    let results = crate::cases::race(|_| {
+        let claims = claims.clone();
+        async move { claims.claim("evaluate:task_x", at(0, 0), lease(5)).await }
+    })
+    .await;
+    let won = results.iter().filter(|r| **r == Ok(Claim::Won)).count();
+    assert_eq!(won, 1, "exactly one claimer wins: {results:?}");
+    assert!(results.iter().all(|r| matches!(r, Ok(Claim::Won | Claim::Held))), "{results:?}");
+    let stored = get_value(&store, CLAIMS, "evaluate:task_x").await.expect("stored");
+    assert_eq!(
+        stored,
+        json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000"})
+    );
+    assert_eq!(keys(&stored), ["claim_id", "claimed_at", "expires_at"]);
+    assert!(claims.held("evaluate:task_x").await.expect("held"));
+}
+
+/// A claim is held until its lease has run out (`expires_at < now`), then taken over by exactly
+/// one of the claimers racing for it; a claim without a lease never expires.
+pub async fn claims_held_until_the_lease_expires(store: SharedStore) {
+    let claims = Claims::new(Arc::clone(&store));
+    assert_eq!(claims.claim("start:task_a", at(0, 0), lease(5)).await.expect("claim"), Claim::Won);
+    assert_eq!(claims.claim("start:task_a", at(1, 0), lease(5)).await.expect("claim"), Claim::Held);
+    assert_eq!(claims.claim("start:task_a", at(5, 0), lease(5)).await.expect("claim"), Claim::Held, "expiring now is not expired");
+    let late = at(5, 1);
+    let results = crate::cases::race(|_| {
+        let claims = claims.clone();
+        async move { claims.claim("start:task_a", late, lease(5)).await }
+    })
+    .await;
+    assert_eq!(results.iter().filter(|r| **r == Ok(Claim::Won)).count(), 1, "one claimer takes the expired claim over: {results:?}");
+    let stored = get_value(&store, CLAIMS, "start:task_a").await.expect("stored");
+    assert_eq!(
+        stored,
+        json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000"})
+    );
+
+    assert_eq!(claims.claim("trigger:task_a", at(0, 0), None).await.expect("claim"), Claim::Won);
+    assert_eq!(get_value(&store, CLAIMS, "trigger:task_a").await.expect("stored")["expires_at"], json!(null));
+    let much_later = at(0, 0) + Duration::days(400);
+    assert_eq!(claims.claim("trigger:task_a", much_later, lease(5)).await.expect("claim"), Claim::Held, "no lease never expires");
+    assert!(!claims.held("trigger:task_b").await.expect("held"));
+}
+
+/// A released claim is gone and can be taken again; releasing nothing answers `false`.
+pub async fn claims_release_then_reclaim(store: SharedStore) {
+    let claims = Claims::new(Arc::clone(&store));
+    assert_eq!(claims.claim("evaluate:task_r", at(0, 0), None).await.expect("claim"), Claim::Won);
+    assert!(claims.release("evaluate:task_r").await.expect("release"));
+    assert!(!claims.held("evaluate:task_r").await.expect("held"));
+    assert!(!claims.release("evaluate:task_r").await.expect("release again"));
+    assert_eq!(claims.claim("evaluate:task_r", at(1, 0), lease(1)).await.expect("claim"), Claim::Won);
+    assert_eq!(claims.claim("evaluate:task_r", at(1, 30), lease(1)).await.expect("claim"), Claim::Held);
+    assert_eq!(count(&store, CLAIMS, json!({}), None).await, 1);
+}
+
+/// The same claim key in two databases: two claims, each released on its own.
+pub async fn claims_of_two_databases_are_independent(open: Opener) {
+    let first = Claims::new(open.open(CONTRACT_DB).await);
+    let second = Claims::new(open.open(CONTRACT_DB.named(SECOND_DB)).await);
+    assert_eq!(first.claim("start:job_1", at(0, 0), lease(5)).await.expect("claim"), Claim::Won);
+    assert!(!second.held("start:job_1").await.expect("held"));
+    assert_eq!(second.claim("start:job_1", at(0, 0), lease(5)).await.expect("claim"), Claim::Won);
+    assert_eq!(first.claim("start:job_1", at(1, 0), lease(5)).await.expect("claim"), Claim::Held);
+    assert!(first.release("start:job_1").await.expect("release"));
+    assert!(second.held("start:job_1").await.expect("held"));
+    assert_eq!(second.claim("start:job_1", at(1, 0), lease(5)).await.expect("claim"), Claim::Held);
+}
