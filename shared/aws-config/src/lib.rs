@@ -45,7 +45,7 @@ pub async fn load(endpoint: Option<&str>, region: Option<&str>) -> SdkConfig {
 }
 
 fn env_is_unset(name: &str) -> bool {
-    std::env::var(name).map_or(true, |v| v.trim().is_empty())
+    agora_support::env::var(name).is_none()
 }
 
 #[cfg(test)]

@@ -334,32 +334,7 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// The error and its causes on one line ("error sending request: …: Connection refused").
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let next = s.to_string();
-        if !text.ends_with(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = s.source();
-    }
-    text
-}
-
-/// `s` cut to at most `max` bytes (on a character boundary), with `…` when cut.
-fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
+use agora_support::{error_chain, truncate};
 
 #[cfg(test)]
 mod tests {
@@ -380,11 +355,5 @@ mod tests {
             let e = endpoint(bad).unwrap_err();
             assert!(e.to_string().contains("DELEGATE_API_URL"), "{e}");
         }
-    }
-
-    #[test]
-    fn truncates_on_a_character_boundary() {
-        assert_eq!(truncate("ééé", 3), "é…");
-        assert_eq!(truncate("abc", 3), "abc");
     }
 }

@@ -4,6 +4,7 @@
 use crate::signing::Signer;
 use crate::truncate;
 use agora_hooks::HookError;
+use agora_support::error_chain;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -64,18 +65,6 @@ impl HttpClient {
             HookError::Unreachable(format!("{url}: {}", error_chain(&e)))
         }
     }
-}
-
-/// The error and its causes on one line ("error sending request: connection refused").
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// `data` when present, else the body (§4.1 external functions, `http` hooks).

@@ -32,7 +32,7 @@ impl DynamoConfig {
     /// The configuration the environment describes: [`TABLE_ENV`], [`ENDPOINT_ENV`]; the region
     /// and credentials are left to the standard AWS chain.
     pub fn from_env() -> DynamoConfig {
-        let non_empty = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let non_empty = agora_support::env::var;
         DynamoConfig {
             table: non_empty(TABLE_ENV).unwrap_or_else(|| DEFAULT_TABLE.to_string()),
             endpoint: non_empty(ENDPOINT_ENV),

@@ -126,7 +126,7 @@ impl Collection {
 
     /// The collection GSI shard of the document keyed `id` (FNV-1a of the key).
     pub fn shard_of(&self, id: &str) -> u32 {
-        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let hash = agora_support::fnv1a(id.as_bytes());
         (hash % u64::from(COLLECTION_SHARDS)) as u32
     }
 

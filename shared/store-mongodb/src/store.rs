@@ -81,9 +81,9 @@ impl MongoStore {
     /// [`MongoStore::connect`] to the deployment whose connection string is in the environment
     /// variable `MONGODB_URI`.
     pub async fn connect_from_env(db: DatabaseSpec) -> Result<MongoStore, StoreError> {
-        match std::env::var(MONGODB_URI_ENV) {
-            Ok(uri) if !uri.trim().is_empty() => MongoStore::connect(uri.trim(), db).await,
-            _ => Err(StoreError::Backend(format!("{MONGODB_URI_ENV} is not set: it must hold the MongoDB connection string"))),
+        match agora_support::env::var(MONGODB_URI_ENV) {
+            Some(uri) => MongoStore::connect(&uri, db).await,
+            None => Err(StoreError::Backend(format!("{MONGODB_URI_ENV} is not set: it must hold the MongoDB connection string"))),
         }
     }
 

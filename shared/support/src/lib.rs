@@ -1,6 +1,6 @@
 //! Small helpers the platform's crates share, each written once: settings read from the
-//! environment ([`env`]), a stable hash ([`fnv1a`]), and text cut for error messages and logs
-//! ([`truncate`]). No dependencies.
+//! environment ([`env`]), a stable hash ([`fnv1a`]), text cut for error messages and logs
+//! ([`truncate`]), and an error told with its causes ([`error_chain`]). No dependencies.
 
 /// Settings from the environment.
 pub mod env {
@@ -32,6 +32,22 @@ pub fn truncate(text: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+/// An error and its sources, `: `-joined (a source whose text the chain ends with already is
+/// left out: many errors repeat their cause in their own message).
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.ends_with(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
 }
 
 #[cfg(test)]
