@@ -16,7 +16,7 @@ pub async fn serve_http(flow: Flow) -> Result<(), agora_runtime::lambda::Error> 
         Flow::ParseTask => agora_voting_api::parse_router(wiring::parser_from_env()?),
         Flow::CreateTask => agora_voting_api::flow_router(wiring::voting_from_env(Function::CreateTask).await?, flow),
         Flow::SubmitVote => agora_voting_api::flow_router(wiring::voting_from_env(Function::SubmitVote).await?, flow),
-        Flow::Queries => agora_voting_api::flow_router(wiring::voting_from_env(Function::Queries).await?, flow),
+        Flow::Queries => agora_voting_api::query_router(wiring::queries_from_env().await?),
     };
     agora_runtime::lambda::serve_http(router).await
 }

@@ -16,10 +16,12 @@
 
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
 use agora_runtime::{env, open_publisher, open_store, BoxError, PublisherKind, StoreKind};
+use agora_store::DocumentStore;
 use agora_voting_core::live::{LiveStreams, QueuedChanges};
+use agora_voting_core::repo::Repo;
 use agora_voting_core::{
-    voting_hooks, ChangeListener, NoChangeListener, NoSchedules, OneShotSchedules, Ports, PublishError, Publisher, QueueError, Settings,
-    SystemClock, TaskParser, Voting, VotingHooks, WorkQueue, VOTING_DB,
+    voting_hooks, ChangeListener, NoChangeListener, NoSchedules, OneShotSchedules, Ports, PublishError, Publisher, Queries, QueueError,
+    Settings, SystemClock, TaskParser, Voting, VotingHooks, WorkQueue, VOTING_DB,
 };
 use async_trait::async_trait;
 use aws_config::SdkConfig;
@@ -41,7 +43,6 @@ pub const EVENT_SOURCE: &str = "agora.voting";
 pub enum Function {
     CreateTask,
     SubmitVote,
-    Queries,
     StartTasks,
     EvaluateTask,
     LiveStream,
@@ -53,7 +54,6 @@ impl Function {
         match self {
             Function::CreateTask => "voting-create-task",
             Function::SubmitVote => "voting-submit-vote",
-            Function::Queries => "voting-queries",
             Function::StartTasks => "voting-start-tasks",
             Function::EvaluateTask => "voting-evaluate-task",
             Function::LiveStream => "voting-live-stream",
@@ -82,6 +82,18 @@ pub fn parser_from_env() -> Result<TaskParser, BoxError> {
     Ok(TaskParser::new(hooks_from_env()?))
 }
 
+/// `voting-queries`' flow: the store alone.
+pub async fn queries_from_env() -> Result<Queries, BoxError> {
+    Ok(Queries::new(Repo::new(store_from_env().await?)))
+}
+
+/// The store of `AGORA_STORE` (`AGORA_EMBEDDED_DIR` for the embedded one).
+async fn store_from_env() -> Result<Arc<dyn DocumentStore>, BoxError> {
+    let kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
+    let embedded = PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
+    open_store(kind, &embedded, VOTING_DB, None).await
+}
+
 /// The voting service as `function` uses it, wired from the environment.
 pub async fn voting_from_env(function: Function) -> Result<Arc<Voting>, BoxError> {
     voting_with_sdk(function, &agora_aws::config::load().await).await
@@ -99,8 +111,6 @@ pub async fn live_streams_from_env(function: Function) -> Result<LiveStreams, Bo
 /// The voting service as `function` uses it, its AWS clients made from `sdk`.
 pub async fn voting_with_sdk(function: Function, sdk: &SdkConfig) -> Result<Arc<Voting>, BoxError> {
     let name = function.name();
-    let store_kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
-    let embedded = PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
     let hooks = if function.runs_hooks() { hooks_from_env()? } else { voting_hooks(Arc::new(agora_hooks::NoRemote), None) };
     let publisher: Arc<dyn Publisher> = if function.publishes() {
         let kind: PublisherKind = env("AGORA_PUBLISHER").as_deref().unwrap_or("eventbridge").parse()?;
@@ -127,15 +137,7 @@ pub async fn voting_with_sdk(function: Function, sdk: &SdkConfig) -> Result<Arc<
         Some(queue) if function.reports_changes() => Arc::new(QueuedChanges::new(Arc::new(queue))),
         _ => Arc::new(NoChangeListener),
     };
-    let ports = Ports {
-        store: open_store(store_kind, &embedded, VOTING_DB, None).await?,
-        hooks,
-        publisher,
-        queue,
-        clock: Arc::new(SystemClock),
-        changes,
-        scheduler,
-    };
+    let ports = Ports { store: store_from_env().await?, hooks, publisher, queue, clock: Arc::new(SystemClock), changes, scheduler };
     Ok(Arc::new(Voting::new(ports, Settings::default())))
 }
 

@@ -226,7 +226,10 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
         assert_eq!(posted[0]["data"]["task"]["social_task_id"], json!(id));
         assert_eq!(posted[0]["data"]["task"]["status"], "started");
         assert_eq!(posted[0]["data"]["votes"], json!([]));
-        assert_eq!(posted[0]["data"], serde_json::from_str::<Value>(voting.get_full_task_bundle(&id).await.unwrap().get()).unwrap());
+        assert_eq!(
+            posted[0]["data"],
+            serde_json::from_str::<Value>(voting.queries().get_full_task_bundle(&id).await.unwrap().get()).unwrap()
+        );
         let sub = subscription(&voting, conn).await.expect("subscription stored");
         assert_eq!((sub.social_task_id.as_str(), sub.refresh_interval, sub.seq), (id.as_str(), interval as f64, 0));
         assert!(!connections.closed(conn));

@@ -54,7 +54,7 @@ async fn serve(mut socket: WebSocket, state: LiveState) {
     };
     let Some(request) = parse_request(first.as_str()) else { return send_error(socket, BAD_REQUEST).await };
     let (id, every) = (request.social_task_id, request.refresh_interval);
-    if !state.voting.is_live_streaming_enabled(&id).await.unwrap_or(false) {
+    if !state.voting.queries().is_live_streaming_enabled(&id).await.unwrap_or(false) {
         return send_error(socket, NOT_ENABLED).await;
     }
     let mut changes = state.hub.tx.subscribe();

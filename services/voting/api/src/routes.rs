@@ -4,7 +4,7 @@ use crate::body::json_body;
 use crate::error::ApiError;
 use crate::raw_json;
 use agora_store::Json;
-use agora_voting_core::{TaskParser, Voting};
+use agora_voting_core::{Queries, TaskParser, Voting};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, Uri};
@@ -41,13 +41,7 @@ impl Flow {
             Flow::CreateTask => r.route("/submit-social-choice-task", post(submit_task)).with_state(voting),
             Flow::ParseTask => parse_routes(voting.parser().clone()),
             Flow::SubmitVote => r.route("/submit-vote", post(submit_vote)).with_state(voting),
-            Flow::Queries => r
-                .route("/get-report/{social_task_id}", get(get_report))
-                .route("/get-status/{social_task_id}", get(get_status))
-                .route("/get-full-task-bundle/{social_task_id}", get(get_full_task_bundle))
-                .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
-                .route("/generic-query/{collection}", post(generic_query))
-                .with_state(voting),
+            Flow::Queries => query_routes(voting.queries().clone()),
         }
     }
 }
@@ -56,6 +50,22 @@ impl Flow {
 /// sets the fallbacks once ([`with_fallbacks`]).
 pub fn routes(voting: Arc<Voting>) -> Router {
     Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(voting.clone())))
+}
+
+/// The read routes of §3.4 over the store alone, without fallbacks (`voting-queries`).
+pub fn query_routes(queries: Queries) -> Router {
+    Router::new()
+        .route("/get-report/{social_task_id}", get(get_report))
+        .route("/get-status/{social_task_id}", get(get_status))
+        .route("/get-full-task-bundle/{social_task_id}", get(get_full_task_bundle))
+        .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
+        .route("/generic-query/{collection}", post(generic_query))
+        .with_state(queries)
+}
+
+/// The `voting-queries` function's router, answering exactly as [`router`] does.
+pub fn query_router(queries: Queries) -> Router {
+    with_fallbacks(query_routes(queries))
 }
 
 /// `POST /parse-social-choice-task` over the parser alone, without fallbacks (`parse-task` opens
@@ -103,26 +113,26 @@ async fn submit_vote(State(voting): App, body: Bytes) -> Reply {
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }
 
-async fn get_report(State(voting): App, Path(id): Path<String>) -> Reply {
-    Ok(raw(voting.get_report(&id).await?))
+async fn get_report(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+    Ok(raw(queries.get_report(&id).await?))
 }
 
-async fn get_status(State(voting): App, Path(id): Path<String>) -> Reply {
-    Ok(JsonResponse(voting.get_status(&id).await?).into_response())
+async fn get_status(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+    Ok(JsonResponse(queries.get_status(&id).await?).into_response())
 }
 
-async fn get_full_task_bundle(State(voting): App, Path(id): Path<String>) -> Reply {
-    Ok(raw(voting.get_full_task_bundle(&id).await?))
+async fn get_full_task_bundle(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+    Ok(raw(queries.get_full_task_bundle(&id).await?))
 }
 
-async fn is_live_streaming_enabled(State(voting): App, Path(id): Path<String>) -> Reply {
-    let enabled = voting.is_live_streaming_enabled(&id).await?;
+async fn is_live_streaming_enabled(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+    let enabled = queries.is_live_streaming_enabled(&id).await?;
     Ok(JsonResponse(json!({ "enabled": enabled })).into_response())
 }
 
-async fn generic_query(State(voting): App, Path(collection): Path<String>, body: Bytes) -> Reply {
+async fn generic_query(State(queries): State<Queries>, Path(collection): Path<String>, body: Bytes) -> Reply {
     let filter = json_body(&body, true)?;
-    let docs = voting.generic_query(&collection, &filter).await?;
+    let docs = queries.generic_query(&collection, &filter).await?;
     let mut out = String::with_capacity(docs.iter().map(|d| d.get().len() + 1).sum::<usize>() + 2);
     out.push('[');
     for (i, d) in docs.iter().enumerate() {

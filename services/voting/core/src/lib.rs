@@ -17,6 +17,7 @@ pub mod work;
 pub use error::VotingError;
 pub use flows::evaluate::EvaluationOutcome;
 pub use flows::parse::TaskParser;
+pub use flows::query::Queries;
 pub use flows::start::StartOutcome;
 pub use flows::vote::VoteAccepted;
 pub use hooks::{voting_hooks, VotingBuiltins, VotingHooks};

@@ -3,6 +3,7 @@
 
 use crate::error::VotingError;
 use crate::flows::parse::TaskParser;
+use crate::flows::query::Queries;
 use crate::hooks::VotingHooks;
 use crate::ports::{ChangeListener, Clock, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, SystemClock, WorkQueue};
 use crate::repo::Repo;
@@ -70,6 +71,7 @@ pub struct Voting {
     pub(crate) settings: Settings,
     pub(crate) parser: TaskParser,
     pub(crate) claims: Claims,
+    pub(crate) queries: Queries,
     spec_cache: Arc<Mutex<HashMap<String, Arc<TaskSpecs>>>>,
 }
 
@@ -78,7 +80,8 @@ impl Voting {
         let repo = Repo::new(ports.store.clone());
         let parser = TaskParser::new(ports.hooks.clone());
         let claims = Claims::new(ports.store.clone());
-        Self { ports, repo, settings, parser, claims, spec_cache: Arc::default() }
+        let queries = Queries::new(repo.clone());
+        Self { ports, repo, settings, parser, claims, queries, spec_cache: Arc::default() }
     }
 
     /// The subject spec and evaluation input of a task, from memory when seen before.
@@ -101,6 +104,11 @@ impl Voting {
 
     pub fn repo(&self) -> &Repo {
         &self.repo
+    }
+
+    /// The read flow over this service's store.
+    pub fn queries(&self) -> &Queries {
+        &self.queries
     }
 
     /// The parse flow this service validates create requests with.

@@ -64,7 +64,7 @@ async fn a_private_task_runs_from_creation_to_report() {
         (start_schedule_name(&id).as_str(), Utc.with_ymd_and_hms(2026, 10, 22, 10, 0, 0).unwrap(), &start_request(&id))
     );
     assert!(f.voting.start_due_tasks().await.expect("sweep").is_empty());
-    assert_eq!(f.voting.get_status(&id).await.expect("status"), json!({"status": "scheduled"}));
+    assert_eq!(f.voting.queries().get_status(&id).await.expect("status"), json!({"status": "scheduled"}));
 
     // Due: started once, one invitation per option.
     f.clock.advance(chrono::Duration::minutes(31));
@@ -90,8 +90,8 @@ async fn a_private_task_runs_from_creation_to_report() {
     // The queue's handler evaluates it: done, the report stored, the winner told.
     let work = EvaluationWork::new(f.voting.clone());
     assert_eq!(work.handle(&queued[0].body).await, WorkOutcome::Done);
-    assert_eq!(f.voting.get_status(&id).await.expect("status"), json!({"status": "complete"}));
-    let report: Value = serde_json::from_str(f.voting.get_report(&id).await.expect("report").get()).expect("JSON");
+    assert_eq!(f.voting.queries().get_status(&id).await.expect("status"), json!({"status": "complete"}));
+    let report: Value = serde_json::from_str(f.voting.queries().get_report(&id).await.expect("report").get()).expect("JSON");
     assert_eq!(report["winners"], json!(["agent-translator-02"]));
     assert_eq!(report["votes"].as_array().map(Vec::len), Some(3));
     let result = f.publisher.to("agent-translator-02");

@@ -1,8 +1,9 @@
 //! The read routes (§3.4). Answers are built from the stored JSON text, so a report of a
-//! million votes is passed through, not decoded and encoded again.
+//! million votes is passed through, not decoded and encoded again. The flow needs the store
+//! alone (`voting-queries` builds nothing else).
 
 use crate::error::VotingError;
-use crate::service::Voting;
+use crate::repo::Repo;
 use agora_filter::Filter;
 use agora_store::{to_json, Json};
 use agora_voting_schema::collections::{self, EVALUATION_INPUTS, SUBJECT_SPECS};
@@ -25,7 +26,17 @@ struct TaskHead<'a> {
     enable_live_streaming: bool,
 }
 
-impl Voting {
+/// The read flow: its only dependency is the store.
+#[derive(Clone)]
+pub struct Queries {
+    repo: Repo,
+}
+
+impl Queries {
+    pub fn new(repo: Repo) -> Self {
+        Self { repo }
+    }
+
     async fn task_doc(&self, id: &str) -> Result<Json, VotingError> {
         self.repo.task_raw(id).await?.ok_or_else(no_task)
     }

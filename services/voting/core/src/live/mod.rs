@@ -67,7 +67,7 @@ impl ChangeListener for QueuedChanges {
 impl Voting {
     /// The update a task's live streams get now: its full bundle, and whether it is complete.
     pub async fn live_update(&self, social_task_id: &str) -> Result<LiveUpdate, VotingError> {
-        let (bundle, status) = self.full_task_bundle_and_status(social_task_id).await?;
+        let (bundle, status) = self.queries.full_task_bundle_and_status(social_task_id).await?;
         Ok(LiveUpdate { message: protocol::update_message(&bundle), complete: status.as_deref() == Some(TaskStatus::Complete.as_str()) })
     }
 }

@@ -87,7 +87,7 @@ impl LiveStreams {
     pub async fn subscribe(&self, connection_id: &str, text: &str) -> Result<Subscribed, VotingError> {
         let Some(request) = parse_request(text) else { return self.refuse(connection_id, BAD_REQUEST).await };
         let id = &request.social_task_id;
-        if !self.voting.is_live_streaming_enabled(id).await.or_else(not_found_is_false)? {
+        if !self.voting.queries().is_live_streaming_enabled(id).await.or_else(not_found_is_false)? {
             return self.refuse(connection_id, NOT_ENABLED).await;
         }
         let now = self.now();
