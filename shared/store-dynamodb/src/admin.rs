@@ -1,6 +1,6 @@
 //! Creating (for local and test use) and deleting the store's table.
 
-use crate::store::Inner;
+use crate::connection::Inner;
 use crate::table::{self, ALL_ATTR, ALL_INDEX, DOC, PART_COUNT, PART_GEN, PK, SEQ};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::types::{

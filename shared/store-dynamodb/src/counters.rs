@@ -5,7 +5,7 @@
 //! must not count twice: each call stamps the item with a token of its own and is conditional
 //! on the item not carrying it already. A retry that finds its own token reads the value back.
 
-use crate::store::Inner;
+use crate::connection::Inner;
 use crate::table::{PK, WRITE_TOKEN};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
@@ -50,7 +50,7 @@ pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64,
         Ok(out) => number(out.attributes(), name),
         Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
             // Our own earlier attempt was applied: the value now (later increments included).
-            number(crate::store::consistent_get(inner, pk).await?.as_ref(), name)
+            number(crate::connection::consistent_get(inner, pk).await?.as_ref(), name)
         }
         Err(e) => Err(crate::error::backend("UpdateItem", e)),
     }

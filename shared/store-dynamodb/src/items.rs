@@ -1,13 +1,34 @@
 //! Documents as items: the main item of a document (its text or the manifest of its parts, its
 //! version and insertion order, the partition keys of the GSIs it appears in), its unique
-//! markers, and back from items to documents.
+//! markers, the part items of a document too large for one item (written by [`crate::parts`]),
+//! and back from items to documents.
 
-use crate::parts;
-use crate::table::{self, Collection, ALL_ATTR, DOC, MARKERS, MAX_KEY_BYTES, OWNER, PART_COUNT, PART_GEN, PK, SEQ, VER, WRITE_TOKEN};
+use crate::table::{
+    self, Collection, ALL_ATTR, DOC, MARKERS, MAX_KEY_BYTES, OWNER, PART_COUNT, PART_DATA, PART_GEN, PK, SEQ, VER, WRITE_TOKEN,
+};
 use agora_store::document::{scalar_of, TopLevel};
 use agora_store::StoreError;
+use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;
+
+/// Longest text kept inline in the main item.
+pub(crate) const INLINE_MAX: usize = 350_000;
+/// Bytes per part.
+pub(crate) const PART_BYTES: usize = 350_000;
+/// The part items of the text `bytes` of the document keyed `id`, generation `gen`.
+pub(crate) fn split(c: &Collection, id: &str, gen: &str, bytes: &[u8]) -> Vec<Item> {
+    bytes
+        .chunks(PART_BYTES)
+        .enumerate()
+        .map(|(n, chunk)| {
+            Item::from([
+                (PK.to_string(), AttributeValue::S(c.part_pk(id, gen, n))),
+                (PART_DATA.to_string(), AttributeValue::B(Blob::new(chunk.to_vec()))),
+            ])
+        })
+        .collect()
+}
 
 /// An item's attributes.
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -65,12 +86,12 @@ pub(crate) fn prepare(c: &Collection, text: &str, fields: &TopLevel<'_>, id: &st
     if !markers.is_empty() {
         main.insert(MARKERS.to_string(), AttributeValue::L(markers.iter().map(|m| s(&m.pk)).collect()));
     }
-    let (parts, gen) = if text.len() <= parts::INLINE_MAX {
+    let (parts, gen) = if text.len() <= INLINE_MAX {
         main.insert(DOC.to_string(), s(text));
         (Vec::new(), None)
     } else {
         let gen = crate::order::next_token();
-        let parts = parts::split(c, id, &gen, text.as_bytes());
+        let parts = split(c, id, &gen, text.as_bytes());
         main.insert(PART_GEN.to_string(), s(&gen));
         main.insert(PART_COUNT.to_string(), AttributeValue::N(parts.len().to_string()));
         (parts, Some(gen))

@@ -134,6 +134,7 @@
 
 mod admin;
 mod config;
+mod connection;
 mod counters;
 mod document;
 mod error;
@@ -141,12 +142,14 @@ mod items;
 mod order;
 mod parts;
 mod query;
+mod read;
 mod store;
 mod table;
 mod writes;
 
 pub use config::{DynamoConfig, DEFAULT_TABLE, ENDPOINT_ENV, TABLE_ENV};
+pub use connection::StoreStats;
 pub use query::AccessPath;
-pub use store::{DynamoStore, StoreStats};
+pub use store::DynamoStore;
 pub use table::COLLECTION_SHARDS;
 pub use writes::MAX_TRANSACTION_ITEMS;

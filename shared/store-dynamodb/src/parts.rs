@@ -8,34 +8,15 @@
 //! previous generation are deleted once the main item no longer names them. A reader that finds
 //! a part missing has raced such a replacement and reads the main item again.
 
+use crate::connection::Inner;
 use crate::items::{Item, Stored};
-use crate::store::Inner;
 use crate::table::{Collection, PART_DATA, PK};
 use agora_store::StoreError;
-use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::{StreamExt, TryStreamExt};
 
-/// Longest text kept inline in the main item.
-pub(crate) const INLINE_MAX: usize = 350_000;
-/// Bytes per part.
-pub(crate) const PART_BYTES: usize = 350_000;
 /// Parts read or written at once.
 const CONCURRENT_PARTS: usize = 8;
-
-/// The part items of the text `bytes` of the document keyed `id`, generation `gen`.
-pub(crate) fn split(c: &Collection, id: &str, gen: &str, bytes: &[u8]) -> Vec<Item> {
-    bytes
-        .chunks(PART_BYTES)
-        .enumerate()
-        .map(|(n, chunk)| {
-            Item::from([
-                (PK.to_string(), AttributeValue::S(c.part_pk(id, gen, n))),
-                (PART_DATA.to_string(), AttributeValue::B(Blob::new(chunk.to_vec()))),
-            ])
-        })
-        .collect()
-}
 
 /// The text of a stored document: inline, or read from its parts. `None` when a part is
 /// missing (the document was replaced or deleted since its main item was read).
@@ -141,6 +122,7 @@ pub(crate) async fn delete_items(inner: &Inner, c: &Collection, id: &str, gen: O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::items::{split, PART_BYTES};
     use crate::table::Layout;
     use agora_store::{CollectionSpec, DatabaseSpec};
 

@@ -14,10 +14,10 @@
 //! nothing is left, documents are handed back as stored, and `count` asks DynamoDB for counts
 //! (`Select::COUNT`) without reading documents. The store never calls `Scan`.
 
+use crate::connection::Inner;
 use crate::document::raw;
 use crate::items::{self, Item, Stored};
 use crate::parts;
-use crate::store::Inner;
 use crate::table::{self, Collection, ALL_ATTR, ALL_INDEX, COLLECTION_SHARDS, DOC, OWNER, PART_COUNT, PART_GEN, PK, SEQ};
 use agora_filter::Filter;
 use agora_store::{Json, StoreError};
@@ -173,7 +173,7 @@ pub(crate) async fn count(inner: &Inner, c: &Collection, plan: &Plan, limit: Opt
 
 /// The document keyed `id`, if it matches `rest`.
 async fn one(inner: &Inner, c: &Collection, id: &str, rest: &Filter) -> Result<Option<Json>, StoreError> {
-    match crate::store::get_text(inner, c, id).await? {
+    match crate::read::get_text(inner, c, id).await? {
         Some(text) if satisfies(c, &text, rest)? => Ok(Some(raw(text).map_err(|r| items::corrupt(c, &r))?)),
         _ => Ok(None),
     }
@@ -313,7 +313,7 @@ async fn document(inner: &Inner, c: &Collection, item: Item, rest: &Filter) -> R
     let text = match parts::text_of(inner, c, stored).await? {
         Some(text) => text,
         // Replaced since the query read it: read the document as it is now.
-        None => match crate::store::get_text(inner, c, &id).await? {
+        None => match crate::read::get_text(inner, c, &id).await? {
             Some(text) => text,
             None => return Ok(None),
         },

@@ -2,25 +2,22 @@
 
 use crate::config::DynamoConfig;
 use crate::document::raw;
-use crate::items::{self, Body, Item, Prepared, Stored};
+use crate::items::{self, Body, Item, Prepared};
 use crate::parts;
 use crate::query::{self, AccessPath, Plan};
-use crate::table::{Collection, Layout, MAX_KEY_BYTES, PK};
+use crate::table::{Collection, Layout};
 use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS};
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan as ChangePlan};
 use agora_store::document::{key_of, top_level};
 use agora_store::{Change, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::Value;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Times `update` and `delete` read a document again after a concurrent write changed it (and a
-/// read, after a concurrent write replaced the parts it was reading).
-const MAX_ATTEMPTS: u32 = 64;
+use crate::connection::{Counters, Inner, StoreStats};
+use crate::read::{get_main, get_text, MAX_ATTEMPTS};
 
 /// The DynamoDB [`DocumentStore`]: every collection of a [`DatabaseSpec`] in one table, keyed
 /// under the database's name (the crate documentation describes the table). Several stores of
@@ -28,81 +25,6 @@ const MAX_ATTEMPTS: u32 = 64;
 #[derive(Clone)]
 pub struct DynamoStore {
     inner: Arc<Inner>,
-}
-
-/// What every call needs.
-pub(crate) struct Inner {
-    pub client: aws_sdk_dynamodb::Client,
-    pub table: String,
-    pub layout: Layout,
-    pub stats: Counters,
-}
-
-/// Calls made to DynamoDB since the store was connected, for tests and benchmarks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StoreStats {
-    /// `GetItem` calls (documents, unique markers, parts).
-    pub get_items: u64,
-    /// `PutItem` calls (single documents, parts written ahead of their document).
-    pub put_items: u64,
-    /// `DeleteItem` calls.
-    pub delete_items: u64,
-    /// `TransactWriteItems` calls.
-    pub transactions: u64,
-    /// `Query` pages on a field GSI.
-    pub index_queries: u64,
-    /// `Query` pages on the collection GSI: reads of a whole collection (the store never calls
-    /// `Scan`; this is what a filter without a usable equality costs instead).
-    pub collection_queries: u64,
-    /// `UpdateItem` calls (counters).
-    pub update_items: u64,
-}
-
-/// The atomic counters behind [`StoreStats`].
-#[derive(Default)]
-pub(crate) struct Counters {
-    get_items: AtomicU64,
-    put_items: AtomicU64,
-    delete_items: AtomicU64,
-    transactions: AtomicU64,
-    index_queries: AtomicU64,
-    collection_queries: AtomicU64,
-    update_items: AtomicU64,
-}
-
-impl Counters {
-    pub fn count_get(&self) {
-        self.get_items.fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn count_put(&self) {
-        self.put_items.fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn count_delete(&self) {
-        self.delete_items.fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn count_transaction(&self) {
-        self.transactions.fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn count_index_query(&self) {
-        self.index_queries.fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn count_collection_query(&self) {
-        self.collection_queries.fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn count_update(&self) {
-        self.update_items.fetch_add(1, Ordering::Relaxed);
-    }
-    fn snapshot(&self) -> StoreStats {
-        StoreStats {
-            get_items: self.get_items.load(Ordering::Relaxed),
-            put_items: self.put_items.load(Ordering::Relaxed),
-            delete_items: self.delete_items.load(Ordering::Relaxed),
-            transactions: self.transactions.load(Ordering::Relaxed),
-            index_queries: self.index_queries.load(Ordering::Relaxed),
-            collection_queries: self.collection_queries.load(Ordering::Relaxed),
-            update_items: self.update_items.load(Ordering::Relaxed),
-        }
-    }
 }
 
 impl DynamoStore {
@@ -156,42 +78,6 @@ impl DynamoStore {
     fn collection(&self, name: &str) -> Result<&Collection, StoreError> {
         self.inner.layout.collection(name)
     }
-}
-
-/// The main item of the document keyed `id` (consistent read).
-pub(crate) async fn get_main(inner: &Inner, c: &Collection, id: &str) -> Result<Option<Stored>, StoreError> {
-    let pk = c.doc_pk(id);
-    if pk.len() > MAX_KEY_BYTES {
-        // Longer than any key the store writes.
-        return Ok(None);
-    }
-    consistent_get(inner, pk).await?.map(|item| items::stored(c, item)).transpose()
-}
-
-/// The item keyed `pk`, read consistently.
-pub(crate) async fn consistent_get(inner: &Inner, pk: String) -> Result<Option<Item>, StoreError> {
-    inner.stats.count_get();
-    let out = inner
-        .client
-        .get_item()
-        .table_name(&inner.table)
-        .key(PK, AttributeValue::S(pk))
-        .consistent_read(true)
-        .send()
-        .await
-        .map_err(|e| crate::error::backend("GetItem", e))?;
-    Ok(out.item)
-}
-
-/// The text of the document keyed `id`, whole.
-pub(crate) async fn get_text(inner: &Inner, c: &Collection, id: &str) -> Result<Option<String>, StoreError> {
-    for _ in 0..MAX_ATTEMPTS {
-        let Some(stored) = get_main(inner, c, id).await? else { return Ok(None) };
-        if let Some(text) = parts::text_of(inner, c, stored).await? {
-            return Ok(Some(text));
-        }
-    }
-    Err(StoreError::Backend(format!("{}/{id}: the document kept being replaced while it was read", c.name())))
 }
 
 /// A document refused by the store.

@@ -2,8 +2,8 @@
 //! as one `TransactWriteItems` (all or none), with each write's failure mapped back to what it
 //! means (a duplicate key or unique set, or a concurrent change of the document).
 
+use crate::connection::Inner;
 use crate::items::Item;
-use crate::store::Inner;
 use crate::table::{PK, WRITE_TOKEN};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;

@@ -2,9 +2,9 @@
 //! `{"winners": [...sorted keys...], <evidence>, "ignored": n}`.
 
 use crate::ballot::{self, APPROVED, RANKING};
-use crate::builtin::{Params, RuleError};
 use crate::condorcet::{self, Pairwise, MAX_OPTIONS};
 use crate::json::{exact_number, OptionLookup};
+use crate::params::{Params, RuleError};
 use crate::profile::{ApprovalProfile, OptionIndex, RankingProfile, ScoreProfile, ScoreRange};
 use crate::{approval as approval_rule, borda as borda_rule, irv, plurality as plurality_rule};
 use crate::{score as score_rule, Vote};

@@ -59,6 +59,7 @@ pub mod condorcet;
 mod evaluate;
 pub mod irv;
 mod json;
+mod params;
 pub mod plurality;
 mod post_award;
 mod pqt;
@@ -67,5 +68,6 @@ pub mod score;
 pub mod tie_break;
 
 pub use agora_voting_schema::{Hook, HookInput, Vote};
-pub use builtin::{check, names, run, Builtin, RuleError};
+pub use builtin::{check, names, run, Builtin};
+pub use params::RuleError;
 pub use profile::OptionIndex;

@@ -10,9 +10,9 @@
 //! Each accepts exactly the ballots the matching choice rule counts.
 
 use crate::ballot::{self, Defect, APPROVED, RANKING};
-use crate::builtin::{Params, RuleError};
 use crate::evaluate::score_range;
 use crate::json::OptionLookup;
+use crate::params::{Params, RuleError};
 use crate::profile::SeenSet;
 use serde_json::{json, Map, Value};
 

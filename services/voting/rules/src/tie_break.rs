@@ -17,8 +17,8 @@
 //!   same tied set → same winner, on every platform.
 
 use crate::ballot::{APPROVED, RANKING, SCORES, SELECTED};
-use crate::builtin::{Params, RuleError};
 use crate::json::field;
+use crate::params::{Params, RuleError};
 use crate::Vote;
 use serde_json::{json, Value};
 
