@@ -7,5 +7,5 @@ cd "$(dirname "$0")/../.."
 cargo lambda build --profile lambda --locked -p agora-voting-functions --output-format zip "$@"
 echo "Lambda zips:"
 for zip in target/lambda/*/bootstrap.zip; do
-  awk -v name="$(basename "$(dirname "$zip")")" -v bytes="$(stat -c %s "$zip")" 'BEGIN { printf "  %-16s %6.2f MB\n", name, bytes / 1048576 }'
+  awk -v name="$(basename "$(dirname "$zip")")" -v bytes="$(stat -c %s "$zip")" 'BEGIN { printf "  %-22s %6.2f MB\n", name, bytes / 1048576 }'
 done

@@ -171,7 +171,7 @@ fn main() {
             let median = times[times.len() / 2];
             let status = last.get("statusCode").map(|s| format!("HTTP {s}")).unwrap_or_else(|| last.to_string().chars().take(60).collect());
             println!(
-                "  {name:<14} {:>7.1} ms   (min {:.1} ms, max {:.1} ms; answered {status})",
+                "  {name:<22} {:>7.1} ms   (min {:.1} ms, max {:.1} ms; answered {status})",
                 ms(median),
                 ms(times[0]),
                 ms(times[times.len() - 1])
