@@ -7,16 +7,15 @@ pub mod start;
 pub mod wiring;
 
 use agora_voting_api::Flow;
-use wiring::Function;
 
 /// Serves one HTTP flow's routes through API Gateway: the same router the local server serves.
 pub async fn serve_http(flow: Flow) -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let router = match flow {
-        Flow::ParseTask => agora_voting_api::parse_router(wiring::parser_from_env()?),
-        Flow::CreateTask => agora_voting_api::flow_router(wiring::voting_from_env(Function::CreateTask).await?, flow),
-        Flow::SubmitVote => agora_voting_api::flow_router(wiring::voting_from_env(Function::SubmitVote).await?, flow),
-        Flow::Queries => agora_voting_api::query_router(wiring::queries_from_env().await?),
+    let routes = match flow {
+        Flow::ParseTask => agora_voting_api::parse_routes(wiring::parser_from_env()?),
+        Flow::CreateTask => agora_voting_api::create_routes(wiring::creator_from_env().await?),
+        Flow::SubmitVote => agora_voting_api::vote_routes(wiring::intake_from_env().await?),
+        Flow::Queries => agora_voting_api::query_routes(wiring::queries_from_env().await?),
     };
-    agora_runtime::lambda::serve_http(router).await
+    agora_runtime::lambda::serve_http(agora_voting_api::with_fallbacks(routes)).await
 }

@@ -3,21 +3,21 @@
 //! `rate(1 minute)` sweep rule (a scheduled event). Both go through the same core flow, which
 //! starts a task once.
 
-use agora_voting_core::{StartOutcome, Voting, VotingError};
+use agora_voting_core::{StartOutcome, Starter, VotingError};
 use serde_json::{json, Value};
 
 /// Handles one event; returns a summary for the invocation result.
-pub async fn handle(voting: &Voting, event: &Value) -> Result<Value, VotingError> {
+pub async fn handle(starter: &Starter, event: &Value) -> Result<Value, VotingError> {
     match parse_start_event(event) {
         StartRequest::Task(id) => {
-            let outcome = voting.start_task(&id).await?;
+            let outcome = starter.start_task(&id).await?;
             if let StartOutcome::Failed(reason) = &outcome {
                 tracing::warn!(social_task_id = %id, %reason, "one-shot start failed; the sweep retries");
             }
             Ok(json!({ "started": [summary(&id, &outcome)] }))
         }
         StartRequest::Sweep => {
-            let outcomes = voting.start_due_tasks().await?;
+            let outcomes = starter.start_due_tasks().await?;
             Ok(json!({ "started": outcomes.iter().map(|(id, o)| summary(id, o)).collect::<Vec<_>>() }))
         }
     }

@@ -185,8 +185,10 @@ async fn both_live_stream_front_doors_answer_alike() {
     let connections = agora_e2e::StubServer::json(|_| (200, json!({}))).await;
     let sdk = agora_aws::config::load_with_endpoint(Some(&connections.url)).await;
     let gateway = agora_aws::ApiGatewayConnections::new(&sdk, &connections.url);
+    let voting = &server.running.voting;
     let streams = agora_voting_core::live::LiveStreams::new(
-        server.running.voting.clone(),
+        voting.ports().store.clone(),
+        voting.ports().clock.clone(),
         std::sync::Arc::new(gateway),
         std::sync::Arc::new(NoLiveQueue),
     );

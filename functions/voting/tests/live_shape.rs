@@ -169,7 +169,7 @@ impl Stack {
         };
         let voting = Arc::new(Voting::new(ports, Settings::default()));
         let gateway = agora_aws::ApiGatewayConnections::new(&sdk, &connections.server.url);
-        let streams = LiveStreams::new(voting.clone(), Arc::new(gateway), Arc::new(live_queue));
+        let streams = LiveStreams::new(voting.ports().store.clone(), voting.ports().clock.clone(), Arc::new(gateway), Arc::new(live_queue));
         Stack { voting, streams, live, connections }
     }
 }

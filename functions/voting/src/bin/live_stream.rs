@@ -1,13 +1,13 @@
 //! `voting-live-stream`: the routes of the WebSocket API (`$connect`, `$disconnect`, `$default`).
 
 use agora_voting_functions::live;
-use agora_voting_functions::wiring::{self, Function};
+use agora_voting_functions::wiring;
 use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let streams = wiring::live_streams_from_env(Function::LiveStream).await?;
+    let streams = wiring::live_streams_from_env().await?;
     agora_runtime::lambda::serve_event(move |event: ApiGatewayWebsocketProxyRequest| {
         let streams = streams.clone();
         async move { Ok::<ApiGatewayProxyResponse, agora_runtime::lambda::Error>(live::handle_websocket(&streams, event).await) }

@@ -1,16 +1,16 @@
 //! `voting-start-tasks`: one-shot EventBridge Scheduler schedules and the `rate(1 minute)` sweep.
 
 use agora_voting_functions::start;
-use agora_voting_functions::wiring::{self, Function};
+use agora_voting_functions::wiring;
 use serde_json::Value;
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let voting = wiring::voting_from_env(Function::StartTasks).await?;
+    let starter = wiring::starter_from_env().await?;
     agora_runtime::lambda::serve_event(move |event: Value| {
-        let voting = voting.clone();
-        async move { start::handle(&voting, &event).await.map_err(agora_runtime::lambda::Error::from) }
+        let starter = starter.clone();
+        async move { start::handle(&starter, &event).await.map_err(agora_runtime::lambda::Error::from) }
     })
     .await
 }

@@ -60,7 +60,7 @@ async fn serve(mut socket: WebSocket, state: LiveState) {
     let mut changes = state.hub.tx.subscribe();
     let mut tick = tokio::time::interval(every);
     loop {
-        let update = match state.voting.live_update(&id).await {
+        let update = match state.voting.queries().live_update(&id).await {
             Ok(u) => u,
             Err(e) => {
                 tracing::warn!(social_task_id = %id, error = %e, "live stream stopped");

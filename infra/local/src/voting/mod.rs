@@ -40,7 +40,7 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
 
     let retry_delay = Duration::from_millis(config.retry_delay_ms);
     let mut tasks = vec![
-        tokio::spawn(queue::run_worker(Arc::new(EvaluationWork::new(voting.clone())), evaluations_rx, retry_delay)),
+        tokio::spawn(queue::run_worker(Arc::new(EvaluationWork::new(voting.evaluator().clone())), evaluations_rx, retry_delay)),
         tokio::spawn(run_sweep(voting.clone(), Duration::from_millis(config.sweep_interval_ms.max(1)))),
     ];
     if let Some(url) = &config.nats_intake_url {

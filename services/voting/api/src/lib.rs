@@ -8,7 +8,7 @@ pub mod intake;
 mod routes;
 
 pub use error::ApiError;
-pub use routes::{flow_router, parse_router, parse_routes, query_router, query_routes, router, routes, with_fallbacks, Flow};
+pub use routes::{create_routes, flow_router, parse_routes, query_routes, router, routes, vote_routes, with_fallbacks, Flow};
 
 use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;

@@ -4,7 +4,7 @@ use crate::body::json_body;
 use crate::error::ApiError;
 use crate::raw_json;
 use agora_store::Json;
-use agora_voting_core::{Queries, TaskParser, Voting};
+use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode, Uri};
@@ -14,7 +14,6 @@ use axum::{Json as JsonResponse, Router};
 use serde_json::json;
 use std::sync::Arc;
 
-type App = State<Arc<Voting>>;
 type Reply = Result<Response, ApiError>;
 
 /// The HTTP flows, each its own Lambda function in AWS.
@@ -36,11 +35,10 @@ impl Flow {
     /// This flow's routes over the service, without fallbacks. (`ParseTask` uses only the
     /// service's parser: see [`parse_routes`].)
     fn routes(self, voting: Arc<Voting>) -> Router {
-        let r = Router::new();
         match self {
-            Flow::CreateTask => r.route("/submit-social-choice-task", post(submit_task)).with_state(voting),
+            Flow::CreateTask => create_routes(voting.creator().clone()),
             Flow::ParseTask => parse_routes(voting.parser().clone()),
-            Flow::SubmitVote => r.route("/submit-vote", post(submit_vote)).with_state(voting),
+            Flow::SubmitVote => vote_routes(voting.intake().clone()),
             Flow::Queries => query_routes(voting.queries().clone()),
         }
     }
@@ -52,6 +50,16 @@ pub fn routes(voting: Arc<Voting>) -> Router {
     Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(voting.clone())))
 }
 
+/// `POST /submit-social-choice-task` over the create flow, without fallbacks.
+pub fn create_routes(creator: TaskCreator) -> Router {
+    Router::new().route("/submit-social-choice-task", post(submit_task)).with_state(creator)
+}
+
+/// `POST /submit-vote` over the vote flow, without fallbacks.
+pub fn vote_routes(intake: VoteIntake) -> Router {
+    Router::new().route("/submit-vote", post(submit_vote)).with_state(intake)
+}
+
 /// The read routes of §3.4 over the store alone, without fallbacks (`voting-queries`).
 pub fn query_routes(queries: Queries) -> Router {
     Router::new()
@@ -61,11 +69,6 @@ pub fn query_routes(queries: Queries) -> Router {
         .route("/is-live-streaming-enabled/{social_task_id}", get(is_live_streaming_enabled))
         .route("/generic-query/{collection}", post(generic_query))
         .with_state(queries)
-}
-
-/// The `voting-queries` function's router, answering exactly as [`router`] does.
-pub fn query_router(queries: Queries) -> Router {
-    with_fallbacks(query_routes(queries))
 }
 
 /// `POST /parse-social-choice-task` over the parser alone, without fallbacks (`parse-task` opens
@@ -84,20 +87,15 @@ pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
     with_fallbacks(flow.routes(voting))
 }
 
-/// The `parse-task` function's router, answering exactly as [`router`] does.
-pub fn parse_router(parser: TaskParser) -> Router {
-    with_fallbacks(parse_routes(parser))
-}
-
 /// The answers to a path no route serves (404) and a method the path does not take (405), as
 /// JSON errors. Set once per server: axum refuses to merge two routers that both have one.
 pub fn with_fallbacks(router: Router) -> Router {
     router.fallback(no_route).method_not_allowed_fallback(wrong_method)
 }
 
-async fn submit_task(State(voting): App, body: Bytes) -> Reply {
+async fn submit_task(State(creator): State<TaskCreator>, body: Bytes) -> Reply {
     let body = json_body(&body, false)?;
-    let id = voting.create_task(&body).await?;
+    let id = creator.create_task(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
 }
 
@@ -107,9 +105,9 @@ async fn parse_task(State(parser): State<TaskParser>, body: Bytes) -> Reply {
     Ok(JsonResponse(json!({ "parsed": bundle.to_parsed_dict() })).into_response())
 }
 
-async fn submit_vote(State(voting): App, body: Bytes) -> Reply {
+async fn submit_vote(State(intake): State<VoteIntake>, body: Bytes) -> Reply {
     let body = json_body(&body, false).map_err(|ApiError(e)| ApiError::bad_request(format!("Vote rejected: {e}")))?;
-    let accepted = voting.submit_vote(&body).await?;
+    let accepted = intake.submit_vote(&body).await?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }
 

@@ -11,15 +11,18 @@ pub mod messages;
 pub mod ports;
 pub mod repo;
 pub mod service;
+pub mod specs;
 pub mod storage;
 pub mod work;
 
 pub use error::VotingError;
-pub use flows::evaluate::EvaluationOutcome;
+pub use flows::create::TaskCreator;
+pub use flows::evaluate::{EvaluationOutcome, Evaluator};
 pub use flows::parse::TaskParser;
 pub use flows::query::Queries;
 pub use flows::start::StartOutcome;
-pub use flows::vote::VoteAccepted;
+pub use flows::start::Starter;
+pub use flows::vote::{VoteAccepted, VoteIntake};
 pub use hooks::{voting_hooks, VotingBuiltins, VotingHooks};
 pub use ports::{
     ChangeListener, Clock, ConnectionGateway, GatewayError, HookError, NoChangeListener, NoSchedules, OneShotSchedules, PublishError,

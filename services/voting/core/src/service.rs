@@ -1,17 +1,18 @@
-//! The voting service: its ports and settings. The flows are `impl Voting` blocks in
-//! [`crate::flows`], one module per flow.
+//! The voting service: its ports and settings, and [`Voting`], every flow wired from them. Each
+//! flow is a struct of its own in [`crate::flows`] whose fields are the ports it uses.
 
 use crate::error::VotingError;
+use crate::flows::create::TaskCreator;
+use crate::flows::evaluate::{EvaluationOutcome, Evaluator};
 use crate::flows::parse::TaskParser;
 use crate::flows::query::Queries;
+use crate::flows::start::{StartOutcome, Starter};
+use crate::flows::vote::{VoteAccepted, VoteIntake};
 use crate::hooks::VotingHooks;
 use crate::ports::{ChangeListener, Clock, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, SystemClock, WorkQueue};
 use crate::repo::Repo;
-use agora_store::claims::Claims;
 use agora_store::DocumentStore;
-use agora_voting_schema::{SocialChoiceEvaluationInput, SocialChoiceSubjectSpecInput};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Everything the flows talk to.
 #[derive(Clone)]
@@ -56,46 +57,39 @@ impl Default for Settings {
     }
 }
 
-/// A task's subject spec and evaluation input. Both are written once, at creation, and never
-/// changed, so the vote path may keep them in memory.
-pub type TaskSpecs = (SocialChoiceSubjectSpecInput, SocialChoiceEvaluationInput);
-
-/// How many tasks' specs the vote path keeps in memory before it starts over.
-const SPEC_CACHE_TASKS: usize = 4096;
-
-/// The voting service.
+/// The voting service: every flow, wired from one set of ports (the local server, tests). A
+/// Lambda function builds only the flow it serves.
 #[derive(Clone)]
 pub struct Voting {
     pub(crate) ports: Ports,
     pub(crate) repo: Repo,
-    pub(crate) settings: Settings,
-    pub(crate) parser: TaskParser,
-    pub(crate) claims: Claims,
+    parser: TaskParser,
+    creator: TaskCreator,
+    starter: Starter,
+    intake: VoteIntake,
+    evaluator: Evaluator,
     pub(crate) queries: Queries,
-    spec_cache: Arc<Mutex<HashMap<String, Arc<TaskSpecs>>>>,
 }
 
 impl Voting {
     pub fn new(ports: Ports, settings: Settings) -> Self {
-        let repo = Repo::new(ports.store.clone());
-        let parser = TaskParser::new(ports.hooks.clone());
-        let claims = Claims::new(ports.store.clone());
+        let p = &ports;
+        let repo = Repo::new(p.store.clone());
+        let parser = TaskParser::new(p.hooks.clone());
+        let creator = TaskCreator::new(parser.clone(), repo.clone(), p.scheduler.clone());
+        let starter =
+            Starter::new(p.store.clone(), p.hooks.clone(), p.publisher.clone(), p.clock.clone(), p.changes.clone(), settings.start_lease);
+        let intake = VoteIntake::new(p.store.clone(), p.hooks.clone(), p.queue.clone(), p.clock.clone(), p.changes.clone());
+        let evaluator = Evaluator::new(
+            p.store.clone(),
+            p.hooks.clone(),
+            p.publisher.clone(),
+            p.clock.clone(),
+            p.changes.clone(),
+            settings.evaluation_lease,
+        );
         let queries = Queries::new(repo.clone());
-        Self { ports, repo, settings, parser, claims, queries, spec_cache: Arc::default() }
-    }
-
-    /// The subject spec and evaluation input of a task, from memory when seen before.
-    pub(crate) async fn task_specs(&self, social_task_id: &str) -> Result<Arc<TaskSpecs>, VotingError> {
-        if let Some(hit) = self.spec_cache.lock().expect("spec cache lock").get(social_task_id) {
-            return Ok(hit.clone());
-        }
-        let specs = Arc::new((self.repo.subject_spec(social_task_id).await?, self.repo.evaluation_input(social_task_id).await?));
-        let mut cache = self.spec_cache.lock().expect("spec cache lock");
-        if cache.len() >= SPEC_CACHE_TASKS {
-            cache.clear();
-        }
-        cache.insert(social_task_id.to_owned(), specs.clone());
-        Ok(specs)
+        Self { ports, repo, parser, creator, starter, intake, evaluator, queries }
     }
 
     pub fn ports(&self) -> &Ports {
@@ -106,13 +100,58 @@ impl Voting {
         &self.repo
     }
 
-    /// The read flow over this service's store.
+    /// The parse flow (§3.2).
+    pub fn parser(&self) -> &TaskParser {
+        &self.parser
+    }
+
+    /// The create flow (§3.1).
+    pub fn creator(&self) -> &TaskCreator {
+        &self.creator
+    }
+
+    /// The start flow (§1.2 steps 2–3).
+    pub fn starter(&self) -> &Starter {
+        &self.starter
+    }
+
+    /// The vote flow (§3.3).
+    pub fn intake(&self) -> &VoteIntake {
+        &self.intake
+    }
+
+    /// The evaluation flow (§1.2 step 6).
+    pub fn evaluator(&self) -> &Evaluator {
+        &self.evaluator
+    }
+
+    /// The read flow (§3.4).
     pub fn queries(&self) -> &Queries {
         &self.queries
     }
 
-    /// The parse flow this service validates create requests with.
-    pub fn parser(&self) -> &TaskParser {
-        &self.parser
+    /// [`TaskCreator::create_task`].
+    pub async fn create_task(&self, body: &serde_json::Value) -> Result<String, VotingError> {
+        self.creator.create_task(body).await
+    }
+
+    /// [`Starter::start_due_tasks`].
+    pub async fn start_due_tasks(&self) -> Result<Vec<(String, StartOutcome)>, VotingError> {
+        self.starter.start_due_tasks().await
+    }
+
+    /// [`Starter::start_task`].
+    pub async fn start_task(&self, social_task_id: &str) -> Result<StartOutcome, VotingError> {
+        self.starter.start_task(social_task_id).await
+    }
+
+    /// [`VoteIntake::submit_vote`].
+    pub async fn submit_vote(&self, body: &serde_json::Value) -> Result<VoteAccepted, VotingError> {
+        self.intake.submit_vote(body).await
+    }
+
+    /// [`Evaluator::evaluate_task`].
+    pub async fn evaluate_task(&self, social_task_id: &str) -> Result<EvaluationOutcome, VotingError> {
+        self.evaluator.evaluate_task(social_task_id).await
     }
 }

@@ -6,12 +6,10 @@
 //! - A one-shot start is the schedule `start-<social_task_id>` with the body
 //!   `{"social_task_id": "..."}`.
 
-use crate::flows::evaluate::EvaluationOutcome;
-use crate::service::Voting;
+use crate::flows::evaluate::{EvaluationOutcome, Evaluator};
 use agora_ports::{WorkHandler, WorkOutcome};
 use async_trait::async_trait;
 use serde_json::{json, Value};
-use std::sync::Arc;
 
 /// Longest bare task id [`parse_evaluation_request`] accepts.
 const MAX_ID_LEN: usize = 256;
@@ -59,12 +57,12 @@ pub fn start_request(social_task_id: &str) -> Value {
 /// Evaluates the task each evaluation request names.
 #[derive(Clone)]
 pub struct EvaluationWork {
-    voting: Arc<Voting>,
+    evaluator: Evaluator,
 }
 
 impl EvaluationWork {
-    pub fn new(voting: Arc<Voting>) -> Self {
-        Self { voting }
+    pub fn new(evaluator: Evaluator) -> Self {
+        Self { evaluator }
     }
 }
 
@@ -81,7 +79,7 @@ impl WorkHandler for EvaluationWork {
                 return WorkOutcome::Done;
             }
         };
-        match self.voting.evaluate_task(&id).await {
+        match self.evaluator.evaluate_task(&id).await {
             Ok(EvaluationOutcome::Failed { retryable: true, reason }) => WorkOutcome::Retry(reason),
             Ok(EvaluationOutcome::Failed { retryable: false, reason }) => {
                 tracing::error!(social_task_id = %id, %reason, "evaluation failed for good; not retried");

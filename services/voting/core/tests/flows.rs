@@ -88,7 +88,7 @@ async fn a_private_task_runs_from_creation_to_report() {
     assert_eq!((queued[0].key.as_str(), queued[0].body.as_str()), (id.as_str(), evaluation_request(&id).as_str()));
 
     // The queue's handler evaluates it: done, the report stored, the winner told.
-    let work = EvaluationWork::new(f.voting.clone());
+    let work = EvaluationWork::new(f.voting.evaluator().clone());
     assert_eq!(work.handle(&queued[0].body).await, WorkOutcome::Done);
     assert_eq!(f.voting.queries().get_status(&id).await.expect("status"), json!({"status": "complete"}));
     let report: Value = serde_json::from_str(f.voting.queries().get_report(&id).await.expect("report").get()).expect("JSON");

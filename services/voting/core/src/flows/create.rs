@@ -1,16 +1,31 @@
 //! Create a task (§3.1): parsed by [`crate::flows::parse::TaskParser`], stored, its start scheduled.
 
 use crate::error::VotingError;
-use crate::service::Voting;
+use crate::flows::parse::TaskParser;
+use crate::ports::OneShotSchedules;
+use crate::repo::Repo;
 use agora_store::StoreError;
 use agora_voting_schema::TaskBundle;
 use agora_voting_schema::TaskStatus;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Attempts at a fresh id when a generated one collides (one in four billion).
 const ID_ATTEMPTS: usize = 4;
 
-impl Voting {
+/// The create flow: the parser, the store, and one-shot start schedules.
+#[derive(Clone)]
+pub struct TaskCreator {
+    parser: TaskParser,
+    repo: Repo,
+    schedules: Arc<dyn OneShotSchedules>,
+}
+
+impl TaskCreator {
+    pub fn new(parser: TaskParser, repo: Repo, schedules: Arc<dyn OneShotSchedules>) -> Self {
+        Self { parser, repo, schedules }
+    }
+
     /// Validates a create request and stores the task's three documents together.
     /// Returns the new `social_task_id`.
     pub async fn create_task(&self, body: &Value) -> Result<String, VotingError> {
@@ -35,7 +50,7 @@ impl Voting {
         let task = &b.task;
         let (Some(at), Some(TaskStatus::Scheduled)) = (task.scheduled_time, task.status()) else { return };
         let id = &task.social_task_id;
-        if let Err(e) = self.ports.scheduler.schedule(&crate::work::start_schedule_name(id), at, &crate::work::start_request(id)).await {
+        if let Err(e) = self.schedules.schedule(&crate::work::start_schedule_name(id), at, &crate::work::start_request(id)).await {
             tracing::warn!(social_task_id = %task.social_task_id, error = %e, "one-shot start not scheduled; the sweep will start the task");
         }
     }

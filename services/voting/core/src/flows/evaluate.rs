@@ -3,15 +3,18 @@
 //! completion: the evaluator holds a claim on the task while it works.
 
 use crate::error::VotingError;
+use crate::hooks::VotingHooks;
 use crate::messages::voting_result;
-use crate::ports::HookError;
-use crate::service::Voting;
-use agora_store::claims::Claim;
-use agora_store::Json;
+use crate::ports::{ChangeListener, Clock, HookError, Publisher};
+use crate::repo::Repo;
+use crate::specs::SpecCache;
+use agora_store::claims::{Claim, Claims};
+use agora_store::{DocumentStore, Json};
 use agora_voting_schema::TaskStatus;
 use agora_voting_schema::{Hook, HookInput, Report, Vote};
 use futures::future::join_all;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// What became of one evaluation request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +38,34 @@ struct Failure {
     error: HookError,
 }
 
-impl Voting {
+/// The evaluation flow: the store and its claims, the hooks, the publisher of the results, the
+/// clock, the change listener, and the task specs.
+#[derive(Clone)]
+pub struct Evaluator {
+    repo: Repo,
+    claims: Claims,
+    hooks: VotingHooks,
+    publisher: Arc<dyn Publisher>,
+    clock: Arc<dyn Clock>,
+    changes: Arc<dyn ChangeListener>,
+    specs: SpecCache,
+    /// How long an evaluator may hold a task before another may take over.
+    lease: chrono::Duration,
+}
+
+impl Evaluator {
+    pub fn new(
+        store: Arc<dyn DocumentStore>,
+        hooks: VotingHooks,
+        publisher: Arc<dyn Publisher>,
+        clock: Arc<dyn Clock>,
+        changes: Arc<dyn ChangeListener>,
+        lease: chrono::Duration,
+    ) -> Self {
+        let repo = Repo::new(store.clone());
+        Self { specs: SpecCache::new(repo.clone()), repo, claims: Claims::new(store), hooks, publisher, clock, changes, lease }
+    }
+
     /// Evaluates a task whose trigger held. Safe to call twice, or twice at once.
     pub async fn evaluate_task(&self, social_task_id: &str) -> Result<EvaluationOutcome, VotingError> {
         match self.repo.task(social_task_id).await?.as_ref().and_then(|t| t.status.clone()) {
@@ -44,7 +74,7 @@ impl Voting {
             _ => return Ok(EvaluationOutcome::NotStarted),
         }
         let claim_key = format!("evaluate:{social_task_id}");
-        if self.claims.claim(&claim_key, self.ports.clock.now(), Some(self.settings.evaluation_lease)).await? == Claim::Held {
+        if self.claims.claim(&claim_key, self.clock.now(), Some(self.lease)).await? == Claim::Held {
             return Ok(EvaluationOutcome::InProgress);
         }
         let outcome = self.evaluate_claimed(social_task_id).await;
@@ -63,7 +93,7 @@ impl Voting {
             Some(TaskStatus::Complete) => return Ok(EvaluationOutcome::AlreadyComplete),
             _ => return Ok(EvaluationOutcome::NotStarted),
         }
-        let specs = self.task_specs(id).await?;
+        let specs = self.specs.get(id).await?;
         let (subject_spec, evaluation) = (&specs.0, &specs.1);
         let clock = std::time::Instant::now();
         let raw_votes = self.repo.qualified_votes_raw(id).await?;
@@ -95,7 +125,7 @@ impl Voting {
             winners: &winners,
             post_award_payload: &payload,
             dsl_outputs: &dsl_outputs,
-            evaluated_at: self.ports.clock.now(),
+            evaluated_at: self.clock.now(),
         };
         let completed = self.repo.complete(id, &report).await;
         let store_ms = clock.elapsed().as_millis() - read_ms - decode_ms - decide_ms;
@@ -106,11 +136,11 @@ impl Voting {
         }
         tracing::info!(social_task_id = %id, ?winners, votes = votes_len, read_ms, decode_ms, decide_ms, store_ms, "task complete");
         if task.enable_live_streaming {
-            self.ports.changes.task_changed(id).await;
+            self.changes.task_changed(id).await;
         }
 
         let message = voting_result(id, &winners, &payload);
-        let sends = winners.iter().map(|w| self.ports.publisher.publish(w, &message));
+        let sends = winners.iter().map(|w| self.publisher.publish(w, &message));
         for failure in join_all(sends).await.into_iter().filter_map(Result::err) {
             tracing::error!(social_task_id = %id, error = %failure, "voting_result not delivered");
         }
@@ -153,7 +183,7 @@ impl Voting {
         if spec.is_empty() {
             return Err(Failure { hook, error: HookError::NotConfigured });
         }
-        self.ports.hooks.run(hook, spec, &input.user_input.task.social_task_id, input).await.map_err(|error| Failure { hook, error })
+        self.hooks.run(hook, spec, &input.user_input.task.social_task_id, input).await.map_err(|error| Failure { hook, error })
     }
 }
 

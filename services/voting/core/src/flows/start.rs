@@ -2,13 +2,17 @@
 //! whichever starter takes its claim, with its invitations sent before it turns `started`.
 
 use crate::error::VotingError;
+use crate::hooks::VotingHooks;
 use crate::messages::voting_invite;
-use crate::service::Voting;
-use agora_store::claims::Claim;
+use crate::ports::{ChangeListener, Clock, Publisher};
+use crate::repo::Repo;
+use agora_store::claims::{Claim, Claims};
+use agora_store::DocumentStore;
 use agora_voting_schema::TaskStatus;
 use agora_voting_schema::{HookInput, SocialTaskCoreData};
 use futures::future::join_all;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// What became of one start attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,10 +27,35 @@ pub enum StartOutcome {
     Failed(String),
 }
 
-impl Voting {
+/// The start flow: the store and its claims, the invitation creator, the publisher of the
+/// invitations, the clock, and the change listener (a started task streams live).
+#[derive(Clone)]
+pub struct Starter {
+    repo: Repo,
+    claims: Claims,
+    hooks: VotingHooks,
+    publisher: Arc<dyn Publisher>,
+    clock: Arc<dyn Clock>,
+    changes: Arc<dyn ChangeListener>,
+    /// How long a starter may hold a task before another may take over.
+    lease: chrono::Duration,
+}
+
+impl Starter {
+    pub fn new(
+        store: Arc<dyn DocumentStore>,
+        hooks: VotingHooks,
+        publisher: Arc<dyn Publisher>,
+        clock: Arc<dyn Clock>,
+        changes: Arc<dyn ChangeListener>,
+        lease: chrono::Duration,
+    ) -> Self {
+        Self { repo: Repo::new(store.clone()), claims: Claims::new(store), hooks, publisher, clock, changes, lease }
+    }
+
     /// Starts every task that is due now. Returns the outcome per task id.
     pub async fn start_due_tasks(&self) -> Result<Vec<(String, StartOutcome)>, VotingError> {
-        let due = self.repo.due_tasks(self.ports.clock.now()).await?;
+        let due = self.repo.due_tasks(self.clock.now()).await?;
         let attempts = due.iter().map(|t| async move {
             let outcome = self.start_task(&t.social_task_id).await.unwrap_or_else(|e| {
                 tracing::error!(social_task_id = %t.social_task_id, error = %e, "start failed");
@@ -40,12 +69,12 @@ impl Voting {
     /// Starts one task if it is due: claim it, run the invitation creator, publish one
     /// invitation per option, then move it `scheduled` → `started` with a conditional write.
     pub async fn start_task(&self, social_task_id: &str) -> Result<StartOutcome, VotingError> {
-        let now = self.ports.clock.now();
+        let now = self.clock.now();
         if self.due_task(social_task_id, now).await?.is_none() {
             return Ok(StartOutcome::NotDue);
         }
         let claim_key = format!("start:{social_task_id}");
-        if self.claims.claim(&claim_key, now, Some(self.settings.start_lease)).await? == Claim::Held {
+        if self.claims.claim(&claim_key, now, Some(self.lease)).await? == Claim::Held {
             return Ok(StartOutcome::AlreadyHandled);
         }
         // Holding the claim, look again: a starter whose lease expired may have finished.
@@ -57,7 +86,7 @@ impl Voting {
                 if self.repo.change_status(social_task_id, TaskStatus::Scheduled, TaskStatus::Started).await? {
                     tracing::info!(social_task_id, invitations, "task started");
                     if task.enable_live_streaming {
-                        self.ports.changes.task_changed(social_task_id).await;
+                        self.changes.task_changed(social_task_id).await;
                     }
                     Ok(StartOutcome::Started { invitations })
                 } else {
@@ -91,7 +120,6 @@ impl Voting {
         } else {
             let input = HookInput::invitation(&task, &spec);
             let out = self
-                .ports
                 .hooks
                 .run(agora_voting_schema::Hook::Invitation, creator, social_task_id, &input)
                 .await
@@ -102,7 +130,7 @@ impl Voting {
             out
         };
         let message = voting_invite(&task, &spec, &custom_data);
-        let sends = spec.voting_options_map.keys().map(|addr| self.ports.publisher.publish(addr, &message));
+        let sends = spec.voting_options_map.keys().map(|addr| self.publisher.publish(addr, &message));
         let failures: Vec<String> = join_all(sends).await.into_iter().filter_map(|r| r.err().map(|e| e.to_string())).collect();
         if failures.is_empty() {
             Ok(spec.voting_options_map.len())

@@ -3,12 +3,16 @@
 
 use super::truthy;
 use crate::error::VotingError;
-use crate::service::Voting;
-use agora_store::claims::Claim;
-use agora_store::StoreError;
+use crate::hooks::VotingHooks;
+use crate::ports::{ChangeListener, Clock, WorkQueue};
+use crate::repo::Repo;
+use crate::specs::SpecCache;
+use agora_store::claims::{Claim, Claims};
+use agora_store::{DocumentStore, StoreError};
 use agora_voting_schema::{parse_vote_request, Hook, HookInput, SocialTaskCoreData, TaskStatus, Vote};
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// The answer to an accepted vote: `{"status": "accepted", "qualified": ...}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +26,31 @@ fn rejected(make: fn(String) -> VotingError, message: &str) -> VotingError {
 
 const ALREADY_VOTED: &str = "Vote already submitted for this task.";
 
-impl Voting {
+/// The vote flow: the store and its claims, the PQT, the evaluation queue, the clock, the
+/// change listener, and the task specs it keeps.
+#[derive(Clone)]
+pub struct VoteIntake {
+    repo: Repo,
+    claims: Claims,
+    hooks: VotingHooks,
+    evaluations: Arc<dyn WorkQueue>,
+    clock: Arc<dyn Clock>,
+    changes: Arc<dyn ChangeListener>,
+    specs: SpecCache,
+}
+
+impl VoteIntake {
+    pub fn new(
+        store: Arc<dyn DocumentStore>,
+        hooks: VotingHooks,
+        evaluations: Arc<dyn WorkQueue>,
+        clock: Arc<dyn Clock>,
+        changes: Arc<dyn ChangeListener>,
+    ) -> Self {
+        let repo = Repo::new(store.clone());
+        Self { specs: SpecCache::new(repo.clone()), repo, claims: Claims::new(store), hooks, evaluations, clock, changes }
+    }
+
     /// Takes one vote request body through §3.3.
     pub async fn submit_vote(&self, body: &Value) -> Result<VoteAccepted, VotingError> {
         let mut vote = parse_vote_request(body).map_err(|e| rejected(VotingError::Invalid, &e.to_string()))?;
@@ -46,7 +74,7 @@ impl Voting {
         }
 
         vote.qualified = self.pre_qualify(&task, &vote).await?;
-        vote.submission_time = self.ports.clock.now();
+        vote.submission_time = self.clock.now();
         match self.repo.insert_vote(&vote).await {
             Ok(()) => {}
             // Lost a race with a concurrent request: answer as if it had been stored first.
@@ -57,7 +85,7 @@ impl Voting {
         }
         tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
         if task.enable_live_streaming {
-            self.ports.changes.task_changed(&task_id).await;
+            self.changes.task_changed(&task_id).await;
         }
         if vote.qualified {
             let counted = match self.repo.count_qualified_vote(&task_id).await {
@@ -94,15 +122,12 @@ impl Voting {
     /// The PQT verdict: `bool(output["qualified"])`; any hook error disqualifies (§3.3).
     async fn pre_qualify(&self, task: &SocialTaskCoreData, vote: &Vote) -> Result<bool, VotingError> {
         let id = &task.social_task_id;
-        let specs = self.task_specs(id).await?;
+        let specs = self.specs.get(id).await?;
         let (subject_spec, evaluation) = (&specs.0, &specs.1);
         let input = HookInput::pqt(task, subject_spec, evaluation, &vote.vote_data, &vote.submitter_subject_id);
         let spec = &evaluation.voting_pqt;
-        let result = if spec.is_empty() {
-            Err(crate::ports::HookError::NotConfigured)
-        } else {
-            self.ports.hooks.run(Hook::Pqt, spec, id, &input).await
-        };
+        let result =
+            if spec.is_empty() { Err(crate::ports::HookError::NotConfigured) } else { self.hooks.run(Hook::Pqt, spec, id, &input).await };
         Ok(match result {
             Ok(out) => {
                 let qualified = out.get("qualified").is_some_and(truthy);
@@ -135,13 +160,10 @@ impl Voting {
         };
         let claim_key = format!("trigger:{id}");
         // Reading the claim first spares votes arriving after the trigger a failed write each.
-        if !holds
-            || self.claims.held(&claim_key).await?
-            || self.claims.claim(&claim_key, self.ports.clock.now(), None).await? == Claim::Held
-        {
+        if !holds || self.claims.held(&claim_key).await? || self.claims.claim(&claim_key, self.clock.now(), None).await? == Claim::Held {
             return Ok(());
         }
-        if let Err(e) = self.ports.queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
+        if let Err(e) = self.evaluations.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
             tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote retries");
             self.claims.release(&claim_key).await?;
             return Err(VotingError::Internal(e.to_string()));

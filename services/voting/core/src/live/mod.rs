@@ -1,7 +1,7 @@
 //! The live stream of §3.5, for both front doors: the client protocol ([`protocol`]), and the
 //! stream served through a connection gateway with its state in the store ([`streams`], the AWS
 //! shape). The local server holds its WebSocket connections itself and uses [`protocol`] and
-//! [`Voting::live_update`] only.
+//! [`Queries::live_update`] only.
 
 pub mod protocol;
 pub mod streams;
@@ -10,8 +10,8 @@ pub use protocol::{LiveRequest, LiveUpdate};
 pub use streams::{LiveStreams, Refreshed, Subscribed, Subscription};
 
 use crate::error::VotingError;
+use crate::flows::query::Queries;
 use crate::ports::{ChangeListener, WorkQueue};
-use crate::service::Voting;
 use agora_voting_schema::TaskStatus;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -64,10 +64,10 @@ impl ChangeListener for QueuedChanges {
     }
 }
 
-impl Voting {
+impl Queries {
     /// The update a task's live streams get now: its full bundle, and whether it is complete.
     pub async fn live_update(&self, social_task_id: &str) -> Result<LiveUpdate, VotingError> {
-        let (bundle, status) = self.queries.full_task_bundle_and_status(social_task_id).await?;
+        let (bundle, status) = self.full_task_bundle_and_status(social_task_id).await?;
         Ok(LiveUpdate { message: protocol::update_message(&bundle), complete: status.as_deref() == Some(TaskStatus::Complete.as_str()) })
     }
 }

@@ -11,11 +11,12 @@
 use super::protocol::{error_message, parse_request, LiveUpdate, BAD_REQUEST, NOT_ENABLED};
 use super::LiveMessage;
 use crate::error::VotingError;
-use crate::ports::{ConnectionGateway, GatewayError, WorkQueue};
-use crate::service::Voting;
+use crate::flows::query::Queries;
+use crate::ports::{Clock, ConnectionGateway, GatewayError, WorkQueue};
+use crate::repo::Repo;
 use crate::storage::LIVE_SUBSCRIPTIONS;
 use agora_filter::Filter;
-use agora_store::{to_json, Change, StoreError};
+use agora_store::{to_json, Change, DocumentStore, StoreError};
 use agora_voting_schema::time::format_datetime;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
@@ -68,18 +69,26 @@ pub enum Refreshed {
 /// The live stream over a [`ConnectionGateway`] and a [`WorkQueue`] (the live queue).
 #[derive(Clone)]
 pub struct LiveStreams {
-    voting: Arc<Voting>,
+    queries: Queries,
+    store: Arc<dyn DocumentStore>,
+    clock: Arc<dyn Clock>,
     gateway: Arc<dyn ConnectionGateway>,
     queue: Arc<dyn WorkQueue>,
 }
 
 impl LiveStreams {
-    pub fn new(voting: Arc<Voting>, gateway: Arc<dyn ConnectionGateway>, queue: Arc<dyn WorkQueue>) -> Self {
-        Self { voting, gateway, queue }
+    /// The live stream over `store` (the tasks it streams, and its subscriptions).
+    pub fn new(
+        store: Arc<dyn DocumentStore>,
+        clock: Arc<dyn Clock>,
+        gateway: Arc<dyn ConnectionGateway>,
+        queue: Arc<dyn WorkQueue>,
+    ) -> Self {
+        Self { queries: Queries::new(Repo::new(store.clone())), store, clock, gateway, queue }
     }
 
     fn now(&self) -> DateTime<Utc> {
-        self.voting.ports.clock.now()
+        self.clock.now()
     }
 
     /// A message from a client: a request of §3.5. A later request on the same connection
@@ -87,7 +96,7 @@ impl LiveStreams {
     pub async fn subscribe(&self, connection_id: &str, text: &str) -> Result<Subscribed, VotingError> {
         let Some(request) = parse_request(text) else { return self.refuse(connection_id, BAD_REQUEST).await };
         let id = &request.social_task_id;
-        if !self.voting.queries().is_live_streaming_enabled(id).await.or_else(not_found_is_false)? {
+        if !self.queries.is_live_streaming_enabled(id).await.or_else(not_found_is_false)? {
             return self.refuse(connection_id, NOT_ENABLED).await;
         }
         let now = self.now();
@@ -101,7 +110,7 @@ impl LiveStreams {
             expires_at: format_datetime(&(now + SUBSCRIPTION_LIFETIME)),
         };
         self.store_subscription(&sub).await?;
-        let update = self.voting.live_update(id).await?;
+        let update = self.queries.live_update(id).await?;
         if !self.deliver(&sub.connection_id, &update).await? {
             return Ok(if update.complete { Subscribed::Finished } else { Subscribed::Gone });
         }
@@ -122,11 +131,11 @@ impl LiveStreams {
     /// Pushes one update to every subscription of the task. Returns how many were sent.
     pub async fn push_change(&self, social_task_id: &str) -> Result<usize, VotingError> {
         let filter = Filter::must(json!({ "social_task_id": social_task_id }));
-        let subs = self.voting.repo.store().find(LIVE_SUBSCRIPTIONS, &filter).await?;
+        let subs = self.store.find(LIVE_SUBSCRIPTIONS, &filter).await?;
         if subs.is_empty() {
             return Ok(0);
         }
-        let update = self.voting.live_update(social_task_id).await?;
+        let update = self.queries.live_update(social_task_id).await?;
         let subs: Vec<Subscription> = crate::repo::decode_all(&subs)?;
         let sent = join_all(subs.iter().map(|s| self.deliver(&s.connection_id, &update))).await;
         let mut delivered = 0;
@@ -143,7 +152,7 @@ impl LiveStreams {
 
     /// A refresh message: sends the subscription's update and schedules the next refresh.
     pub async fn refresh(&self, connection_id: &str, token: &str, seq: u64) -> Result<Refreshed, VotingError> {
-        let store = self.voting.repo.store();
+        let store = &self.store;
         let Some(doc) = store.get(LIVE_SUBSCRIPTIONS, connection_id).await? else { return Ok(Refreshed::Stale) };
         let sub: Subscription = serde_json::from_str(doc.get())?;
         let mine = |seq: u64| Filter::must(json!({ "token": token, "seq": seq }));
@@ -158,7 +167,7 @@ impl LiveStreams {
             self.forget(connection_id).await?;
             return Ok(Refreshed::Ended);
         }
-        let update = self.voting.live_update(&sub.social_task_id).await?;
+        let update = self.queries.live_update(&sub.social_task_id).await?;
         if !self.deliver(connection_id, &update).await.unwrap_or_else(|e| {
             // The connection may still be there: keep refreshing it.
             tracing::warn!(connection_id, error = %e, "live refresh not sent");
@@ -215,13 +224,13 @@ impl LiveStreams {
     }
 
     async fn forget(&self, connection_id: &str) -> Result<(), VotingError> {
-        self.voting.repo.store().delete(LIVE_SUBSCRIPTIONS, connection_id, &Filter::all()).await?;
+        self.store.delete(LIVE_SUBSCRIPTIONS, connection_id, &Filter::all()).await?;
         Ok(())
     }
 
     /// Stores `sub`, replacing the connection's earlier subscription.
     async fn store_subscription(&self, sub: &Subscription) -> Result<(), VotingError> {
-        let store = self.voting.repo.store();
+        let store = &self.store;
         let doc = to_json(sub);
         let mut fields = serde_json::to_value(sub)?;
         fields.as_object_mut().map(|f| f.remove("connection_id"));
