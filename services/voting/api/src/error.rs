@@ -1,6 +1,10 @@
-//! The one place where flow errors become HTTP statuses and `{"error": "..."}` bodies (§3).
+//! The one place where flow errors become what a client reads: the HTTP status and the
+//! `{"error": "..."}` wording of §3. The flows' errors are typed (`VotingError`); the words
+//! are the API's. An internal error is logged here with its cause; the client reads only
+//! "Internal server error".
 
 use agora_voting_core::VotingError;
+use agora_voting_schema::collections;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -8,43 +12,125 @@ use serde_json::json;
 
 /// An error on its way to the client.
 #[derive(Debug)]
-pub struct ApiError(pub VotingError);
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+    error: Option<VotingError>,
+}
 
 impl From<VotingError> for ApiError {
     fn from(e: VotingError) -> Self {
-        ApiError(e)
+        ApiError { status: status_of(&e), message: wording(&e), error: Some(e) }
     }
 }
 
 impl ApiError {
+    /// A 400 with `message`.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        ApiError(VotingError::Invalid(message.into()))
+        ApiError { status: StatusCode::BAD_REQUEST, message: message.into(), error: None }
+    }
+
+    /// An error of `POST /submit-vote` (and the vote intake): refusals read
+    /// `Vote rejected: <why>` (§3.3).
+    pub fn vote(e: VotingError) -> Self {
+        let mut answer = ApiError::from(e);
+        if answer.status != StatusCode::INTERNAL_SERVER_ERROR {
+            answer.message = format!("Vote rejected: {}", answer.message);
+        }
+        answer
     }
 
     pub fn status(&self) -> StatusCode {
-        match &self.0 {
-            VotingError::Invalid(_) => StatusCode::BAD_REQUEST,
-            VotingError::NotFound(_) => StatusCode::NOT_FOUND,
-            VotingError::Forbidden(_) => StatusCode::FORBIDDEN,
-            VotingError::Conflict(_) => StatusCode::CONFLICT,
-            VotingError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        self.status
+    }
+
+    /// What the client reads.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+fn status_of(e: &VotingError) -> StatusCode {
+    match e {
+        VotingError::InvalidTask(_)
+        | VotingError::UnavailableHooks(_)
+        | VotingError::InvalidVote(_)
+        | VotingError::UnknownCollection(_)
+        | VotingError::InvalidFilter(_) => StatusCode::BAD_REQUEST,
+        VotingError::UnknownTask => StatusCode::NOT_FOUND,
+        VotingError::NotAMember => StatusCode::FORBIDDEN,
+        VotingError::TaskComplete | VotingError::TaskNotActive | VotingError::AlreadyVoted | VotingError::VoteIdTaken(_) => {
+            StatusCode::CONFLICT
         }
+        VotingError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// The wording of §3 for each error.
+fn wording(e: &VotingError) -> String {
+    match e {
+        VotingError::InvalidTask(errors) | VotingError::InvalidVote(errors) => errors.to_string(),
+        VotingError::UnavailableHooks(problems) => problems.join("; "),
+        VotingError::UnknownTask => "Invalid social_task_id.".into(),
+        VotingError::TaskComplete => "Voting task is complete.".into(),
+        VotingError::TaskNotActive => "Voting task is not active yet.".into(),
+        VotingError::NotAMember => "You are not authorized to vote in this private task.".into(),
+        VotingError::AlreadyVoted => "Vote already submitted for this task.".into(),
+        VotingError::VoteIdTaken(id) => format!("vote_id {id} is already used by another vote."),
+        VotingError::UnknownCollection(c) => format!("Unknown collection {c:?}; allowed: {}", collections::ALL.join(", ")),
+        VotingError::InvalidFilter(e) => format!("Invalid filter: {e}"),
+        VotingError::Internal(_) => "Internal server error".into(),
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = self.status();
-        let message = match &self.0 {
-            VotingError::Internal(cause) => {
-                tracing::error!(error = %cause, "internal error");
-                "Internal server error".to_owned()
-            }
-            other => {
-                tracing::debug!(status = status.as_u16(), error = %other, "request refused");
-                other.to_string()
-            }
-        };
-        (status, Json(json!({ "error": message }))).into_response()
+        match &self.error {
+            Some(VotingError::Internal(cause)) => tracing::error!(error = %cause, "internal error"),
+            _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
+        }
+        (self.status, Json(json!({ "error": self.message }))).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agora_voting_schema::ValidationErrors;
+
+    #[test]
+    fn every_error_has_its_status_and_wording() {
+        let cases = [
+            (VotingError::InvalidTask(ValidationErrors::single("social_task.duration", "must be a positive integer, got 0")), 400, "social_task.duration must be a positive integer, got 0"),
+            (VotingError::UnavailableHooks(vec!["evaluation_spec.evaluation: no".into(), "b: no".into()]), 400, "evaluation_spec.evaluation: no; b: no"),
+            (VotingError::UnknownTask, 404, "Invalid social_task_id."),
+            (VotingError::TaskComplete, 409, "Voting task is complete."),
+            (VotingError::TaskNotActive, 409, "Voting task is not active yet."),
+            (VotingError::NotAMember, 403, "You are not authorized to vote in this private task."),
+            (VotingError::AlreadyVoted, 409, "Vote already submitted for this task."),
+            (VotingError::VoteIdTaken("v1".into()), 409, "vote_id v1 is already used by another vote."),
+            (VotingError::UnknownCollection("x".into()), 400, "Unknown collection \"x\"; allowed: social_task_core_data, social_choice_subject_spec, social_choice_evaluation_input, votes"),
+            (VotingError::InvalidFilter("bad".into()), 400, "Invalid filter: bad"),
+            (VotingError::internal_caused("the store failed", std::io::Error::other("disk on fire")), 500, "Internal server error"),
+        ];
+        for (error, status, message) in cases {
+            let answer = ApiError::from(error);
+            assert_eq!((answer.status().as_u16(), answer.message()), (status, message));
+        }
+    }
+
+    #[test]
+    fn vote_refusals_say_so_and_internal_errors_say_nothing_more() {
+        assert_eq!(ApiError::vote(VotingError::TaskComplete).message(), "Vote rejected: Voting task is complete.");
+        let internal = ApiError::vote(VotingError::internal("queue down"));
+        assert_eq!((internal.status().as_u16(), internal.message()), (500, "Internal server error"));
+    }
+
+    #[test]
+    fn internal_errors_keep_their_cause() {
+        let error = VotingError::internal_caused("the store failed", std::io::Error::other("disk on fire"));
+        assert_eq!(error.to_string(), "the store failed: disk on fire");
+        let VotingError::Internal(inner) = &error else { panic!() };
+        assert!(std::error::Error::source(inner).is_some());
     }
 }

@@ -2,6 +2,7 @@
 //! `POST /submit-vote`, taken through the same flow. Nothing is replied; the outcome of each is
 //! logged with the vote's ids. The transport (`agora-nats`) is wired by the front door.
 
+use crate::error::ApiError;
 use agora_voting_core::{Voting, VotingError};
 use serde_json::Value;
 
@@ -39,13 +40,14 @@ pub async fn take_vote(voting: &Voting, subject: &str, payload: &[u8]) -> VoteOu
             tracing::info!(subject, vote_id, social_task_id = task, submitter, qualified = accepted.qualified, "inbound vote accepted");
             VoteOutcome::Accepted { qualified: accepted.qualified }
         }
-        Err(VotingError::Internal(reason)) => {
-            tracing::error!(subject, vote_id, social_task_id = task, submitter, %reason, "inbound vote failed");
-            VoteOutcome::Failed(reason)
+        Err(VotingError::Internal(cause)) => {
+            tracing::error!(subject, vote_id, social_task_id = task, submitter, error = %cause, "inbound vote failed");
+            VoteOutcome::Failed(cause.to_string())
         }
         Err(refusal) => {
-            tracing::info!(subject, vote_id, social_task_id = task, submitter, reason = %refusal, "inbound vote refused");
-            VoteOutcome::Refused(refusal.to_string())
+            let reason = ApiError::vote(refusal).message().to_owned();
+            tracing::info!(subject, vote_id, social_task_id = task, submitter, %reason, "inbound vote refused");
+            VoteOutcome::Refused(reason)
         }
     }
 }

@@ -106,8 +106,8 @@ async fn parse_task(State(parser): State<TaskParser>, body: Bytes) -> Reply {
 }
 
 async fn submit_vote(State(intake): State<VoteIntake>, body: Bytes) -> Reply {
-    let body = json_body(&body, false).map_err(|ApiError(e)| ApiError::bad_request(format!("Vote rejected: {e}")))?;
-    let accepted = intake.submit_vote(&body).await?;
+    let body = json_body(&body, false).map_err(|e| ApiError::bad_request(format!("Vote rejected: {}", e.message())))?;
+    let accepted = intake.submit_vote(&body).await.map_err(ApiError::vote)?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }
 

@@ -1,35 +1,112 @@
-//! The one error type of the voting flows. Each variant says which HTTP status it is; the
-//! mapping itself lives in the API crate, in one place.
+//! The one error type of the voting flows: what went wrong, typed. What a client reads (the
+//! status and the wording) is chosen by the API layer, in one place (`agora-voting-api`'s
+//! `error.rs`); an internal error keeps its cause for the log.
 
 use agora_store::StoreError;
+use agora_voting_schema::ValidationErrors;
+use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VotingError {
-    /// The request is malformed or names a field wrongly (400). The message names the field.
+    /// A create request with fields missing or wrong, each named by its path.
     #[error("{0}")]
-    Invalid(String),
-    /// The task (or other resource) does not exist (404).
+    InvalidTask(ValidationErrors),
+    /// Hook specs this deployment cannot run: `<field path>: <why>` each.
+    #[error("{}", .0.join("; "))]
+    UnavailableHooks(Vec<String>),
+    /// A vote request with fields missing or wrong, each named by its path.
     #[error("{0}")]
-    NotFound(String),
-    /// The caller may not do this (403).
+    InvalidVote(ValidationErrors),
+    /// No task has this id.
+    #[error("no task has this social_task_id")]
+    UnknownTask,
+    /// The task is complete: it takes no more votes.
+    #[error("the task is complete")]
+    TaskComplete,
+    /// The task has not started (or never will).
+    #[error("the task is not started")]
+    TaskNotActive,
+    /// The voter is not a member of the private task.
+    #[error("the voter is not a member of the private task")]
+    NotAMember,
+    /// The voter has a vote on file for this task already.
+    #[error("the voter has voted in this task already")]
+    AlreadyVoted,
+    /// Another vote has this `vote_id`.
+    #[error("vote_id {0} is already used by another vote")]
+    VoteIdTaken(String),
+    /// The query names a collection the query route does not read.
+    #[error("unknown collection {0:?}")]
+    UnknownCollection(String),
+    /// The query's filter is not one of the filter language.
+    #[error("invalid filter: {0}")]
+    InvalidFilter(String),
+    /// Something failed that the caller cannot fix (500); the client reads only that.
     #[error("{0}")]
-    Forbidden(String),
-    /// The request conflicts with the stored state (409).
-    #[error("{0}")]
-    Conflict(String),
-    /// Something failed that the caller cannot fix (500). The message is for the log only.
-    #[error("internal error: {0}")]
-    Internal(String),
+    Internal(InternalError),
+}
+
+/// An internal error: what the flow was doing, and the cause, kept whole for the log.
+#[derive(Debug, Clone)]
+pub struct InternalError {
+    context: String,
+    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl InternalError {
+    /// An error with no cause beyond `context`.
+    pub fn new(context: impl Into<String>) -> Self {
+        Self { context: context.into(), cause: None }
+    }
+
+    /// `cause`, met while doing `context`.
+    pub fn caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self { context: context.into(), cause: Some(Arc::new(cause)) }
+    }
+}
+
+impl std::fmt::Display for InternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.cause {
+            Some(cause) => write!(f, "{}: {}", self.context, agora_support::error_chain(cause.as_ref())),
+            None => f.write_str(&self.context),
+        }
+    }
+}
+
+impl std::error::Error for InternalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two internal errors are the same when they say the same.
+impl PartialEq for InternalError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl VotingError {
+    /// An internal error with no cause beyond `context`.
+    pub fn internal(context: impl Into<String>) -> Self {
+        VotingError::Internal(InternalError::new(context))
+    }
+
+    /// An internal error: `cause`, met while doing `context`.
+    pub fn internal_caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        VotingError::Internal(InternalError::caused(context, cause))
+    }
 }
 
 impl From<StoreError> for VotingError {
     fn from(e: StoreError) -> Self {
-        VotingError::Internal(e.to_string())
+        VotingError::internal_caused("the store failed", e)
     }
 }
 
 impl From<serde_json::Error> for VotingError {
     fn from(e: serde_json::Error) -> Self {
-        VotingError::Internal(format!("stored document does not decode: {e}"))
+        VotingError::internal_caused("a stored document does not decode", e)
     }
 }

@@ -15,7 +15,7 @@ pub mod specs;
 pub mod storage;
 pub mod work;
 
-pub use error::VotingError;
+pub use error::{InternalError, VotingError};
 pub use flows::create::TaskCreator;
 pub use flows::evaluate::{EvaluationOutcome, Evaluator};
 pub use flows::parse::TaskParser;

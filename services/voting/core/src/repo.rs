@@ -52,13 +52,13 @@ impl Repo {
 
     pub async fn subject_spec(&self, id: &str) -> Result<SocialChoiceSubjectSpecInput, VotingError> {
         let doc = self.store.get(SUBJECT_SPECS, id).await?;
-        let doc = doc.ok_or_else(|| VotingError::Internal(format!("task {id} has no subject spec")))?;
+        let doc = doc.ok_or_else(|| VotingError::internal(format!("task {id} has no subject spec")))?;
         decode(&doc)
     }
 
     pub async fn evaluation_input(&self, id: &str) -> Result<SocialChoiceEvaluationInput, VotingError> {
         let doc = self.store.get(EVALUATION_INPUTS, id).await?;
-        let doc = doc.ok_or_else(|| VotingError::Internal(format!("task {id} has no evaluation input")))?;
+        let doc = doc.ok_or_else(|| VotingError::internal(format!("task {id} has no evaluation input")))?;
         decode(&doc)
     }
 

@@ -109,21 +109,21 @@ async fn votes_are_refused_for_the_reasons_of_the_spec() {
     let id = f.voting.create_task(&example()).await.expect("created");
     // Not started yet.
     let early = f.voting.submit_vote(&vote(&id, "agent-reviewer-01", "agent-translator-01")).await.expect_err("not started");
-    assert_eq!(early, VotingError::Conflict("Vote rejected: Voting task is not active yet.".into()));
+    assert_eq!(early, VotingError::TaskNotActive);
     f.clock.advance(chrono::Duration::hours(1));
     f.voting.start_due_tasks().await.expect("sweep");
 
     // Not a member of the private task.
     let outsider = f.voting.submit_vote(&vote(&id, "agent-outsider", "agent-translator-01")).await.expect_err("outsider");
-    assert!(matches!(outsider, VotingError::Forbidden(_)), "{outsider:?}");
+    assert_eq!(outsider, VotingError::NotAMember);
     // An option not on the ballot: stored, disqualified by the builtin PQT.
     assert!(!f.voting.submit_vote(&vote(&id, "agent-reviewer-01", "agent-nobody")).await.expect("stored").qualified);
     // A second vote by the same voter is refused.
     let mut second = vote(&id, "agent-reviewer-01", "agent-translator-01");
     second["vote_id"] = json!("vote-second");
-    assert!(matches!(f.voting.submit_vote(&second).await, Err(VotingError::Conflict(_))));
+    assert_eq!(f.voting.submit_vote(&second).await, Err(VotingError::AlreadyVoted));
     // Unknown task.
-    assert!(matches!(f.voting.submit_vote(&vote("task_ffffffff", "agent-reviewer-02", "x")).await, Err(VotingError::NotFound(_))));
+    assert!(matches!(f.voting.submit_vote(&vote("task_ffffffff", "agent-reviewer-02", "x")).await, Err(VotingError::UnknownTask)));
     assert!(f.queue.take().is_empty(), "no trigger");
 }
 
@@ -148,10 +148,12 @@ async fn a_hook_the_deployment_cannot_run_is_refused_at_creation_naming_the_fiel
     let mut request = example();
     request["evaluation_spec"]["evaluation"] = json!({"mode": "http", "url": "http://127.0.0.1:9/rule"});
     let err = f.voting.create_task(&request).await.expect_err("refused");
-    let VotingError::Invalid(message) = err else { panic!("{err:?}") };
+    let VotingError::UnavailableHooks(problems) = err else { panic!("{err:?}") };
+    let message = problems.join("; ");
     assert!(message.starts_with("evaluation_spec.evaluation: mode \"http\" is not available"), "{message}");
     request["evaluation_spec"]["evaluation"] = json!({"mode": "builtin", "name": "no-such-rule"});
-    let VotingError::Invalid(message) = f.voting.parser().parse_task(&request).expect_err("refused") else { panic!() };
+    let VotingError::UnavailableHooks(problems) = f.voting.parser().parse_task(&request).expect_err("refused") else { panic!() };
+    let message = problems.join("; ");
     assert!(message.contains("evaluation_spec.evaluation") && message.contains("no-such-rule"), "{message}");
     assert!(f.schedules.made().is_empty());
 }

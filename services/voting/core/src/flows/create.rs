@@ -41,7 +41,7 @@ impl TaskCreator {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(VotingError::Internal("could not generate an unused social_task_id".into()))
+        Err(VotingError::internal("could not generate an unused social_task_id"))
     }
 
     /// Asks for a one-shot start at `scheduled_time`. A failure is logged, not returned: the

@@ -230,7 +230,7 @@ async fn decode_votes(raw: &[Json]) -> Result<Vec<Vote>, VotingError> {
             let parts: Vec<_> = raw.chunks(chunk).map(|c| s.spawn(move || crate::repo::decode_all::<Vote>(c))).collect();
             let mut votes = Vec::with_capacity(raw.len());
             for p in parts {
-                votes.extend(p.join().map_err(|_| VotingError::Internal("vote decoding panicked".into()))??);
+                votes.extend(p.join().map_err(|_| VotingError::internal("vote decoding panicked"))??);
             }
             Ok(votes)
         })

@@ -20,7 +20,7 @@ impl TaskParser {
 
     /// Validates a create request without storing it: the documents as they would be stored.
     pub fn parse_task(&self, body: &Value) -> Result<TaskBundle, VotingError> {
-        let bundle = parse_create_request(body, &new_task_id()).map_err(|e| VotingError::Invalid(e.to_string()))?;
+        let bundle = parse_create_request(body, &new_task_id()).map_err(VotingError::InvalidTask)?;
         self.check_hooks(&bundle)?;
         Ok(bundle)
     }
@@ -42,7 +42,7 @@ impl TaskParser {
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(VotingError::Invalid(problems.join("; ")))
+            Err(VotingError::UnavailableHooks(problems))
         }
     }
 }

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 fn no_task() -> VotingError {
-    VotingError::NotFound("Invalid social_task_id.".into())
+    VotingError::UnknownTask
 }
 
 /// The few fields of a task document the queries read, without decoding the rest.
@@ -95,11 +95,11 @@ impl Queries {
     /// match a MongoDB-style filter (`null` or `{}`: all).
     pub async fn generic_query(&self, collection: &str, filter: &Value) -> Result<Vec<Json>, VotingError> {
         if !collections::ALL.contains(&collection) {
-            return Err(VotingError::Invalid(format!("Unknown collection {collection:?}; allowed: {}", collections::ALL.join(", "))));
+            return Err(VotingError::UnknownCollection(collection.to_owned()));
         }
         let filter = match filter {
             Value::Null => Filter::all(),
-            v => Filter::parse(v).map_err(|e| VotingError::Invalid(format!("Invalid filter: {e}")))?,
+            v => Filter::parse(v).map_err(|e| VotingError::InvalidFilter(e.to_string()))?,
         };
         Ok(self.repo.store().find(collection, &filter).await?)
     }

@@ -20,12 +20,6 @@ pub struct VoteAccepted {
     pub qualified: bool,
 }
 
-fn rejected(make: fn(String) -> VotingError, message: &str) -> VotingError {
-    make(format!("Vote rejected: {message}"))
-}
-
-const ALREADY_VOTED: &str = "Vote already submitted for this task.";
-
 /// The vote flow: the store and its claims, the PQT, the evaluation queue, the clock, the
 /// change listener, and the task specs it keeps.
 #[derive(Clone)]
@@ -53,16 +47,16 @@ impl VoteIntake {
 
     /// Takes one vote request body through §3.3.
     pub async fn submit_vote(&self, body: &Value) -> Result<VoteAccepted, VotingError> {
-        let mut vote = parse_vote_request(body).map_err(|e| rejected(VotingError::Invalid, &e.to_string()))?;
+        let mut vote = parse_vote_request(body).map_err(VotingError::InvalidVote)?;
         let task_id = vote.social_task_id.clone();
-        let task = self.repo.task(&task_id).await?.ok_or_else(|| rejected(VotingError::NotFound, "Invalid social_task_id."))?;
+        let task = self.repo.task(&task_id).await?.ok_or(VotingError::UnknownTask)?;
         match task.status() {
             Some(TaskStatus::Started) => {}
-            Some(TaskStatus::Complete) => return Err(rejected(VotingError::Conflict, "Voting task is complete.")),
-            _ => return Err(rejected(VotingError::Conflict, "Voting task is not active yet.")),
+            Some(TaskStatus::Complete) => return Err(VotingError::TaskComplete),
+            _ => return Err(VotingError::TaskNotActive),
         }
         if task.is_private() && !task.org_ids.contains(&vote.submitter_subject_id) {
-            return Err(rejected(VotingError::Forbidden, "You are not authorized to vote in this private task."));
+            return Err(VotingError::NotAMember);
         }
         if let Some(answer) = self.already_stored(&vote).await? {
             // A retry after a failed evaluation request (or a failed count) must be able to
@@ -79,7 +73,7 @@ impl VoteIntake {
             Ok(()) => {}
             // Lost a race with a concurrent request: answer as if it had been stored first.
             Err(StoreError::Duplicate { .. }) => {
-                return self.already_stored(&vote).await?.ok_or_else(|| rejected(VotingError::Conflict, ALREADY_VOTED));
+                return self.already_stored(&vote).await?.ok_or(VotingError::AlreadyVoted);
             }
             Err(e) => return Err(e.into()),
         }
@@ -110,11 +104,11 @@ impl VoteIntake {
             return if same {
                 Ok(Some(VoteAccepted { qualified: stored.qualified }))
             } else {
-                Err(rejected(VotingError::Conflict, &format!("vote_id {} is already used by another vote.", vote.vote_id)))
+                Err(VotingError::VoteIdTaken(vote.vote_id.clone()))
             };
         }
         if self.repo.vote_by_subject(&vote.social_task_id, &vote.submitter_subject_id).await?.is_some() {
-            return Err(rejected(VotingError::Conflict, ALREADY_VOTED));
+            return Err(VotingError::AlreadyVoted);
         }
         Ok(None)
     }
@@ -166,7 +160,7 @@ impl VoteIntake {
         if let Err(e) = self.evaluations.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
             tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote retries");
             self.claims.release(&claim_key).await?;
-            return Err(VotingError::Internal(e.to_string()));
+            return Err(VotingError::internal_caused("the evaluation request could not be queued", e));
         }
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
         Ok(())

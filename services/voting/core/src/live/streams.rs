@@ -118,7 +118,7 @@ impl LiveStreams {
         self.queue
             .send(connection_id, &next.to_body(), request.refresh_interval)
             .await
-            .map_err(|e| VotingError::Internal(e.to_string()))?;
+            .map_err(|e| VotingError::internal_caused("the first refresh could not be queued", e))?;
         tracing::info!(connection_id, social_task_id = %id, refresh_interval = sub.refresh_interval, "live stream subscribed");
         Ok(Subscribed::Streaming)
     }
@@ -180,7 +180,7 @@ impl LiveStreams {
         if let Err(e) = self.queue.send(connection_id, &next.to_body(), every).await {
             // Give this message's turn back, so that its redelivery can schedule the chain again.
             store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine(seq + 1), &Change::set(&json!({ "seq": seq }))).await?;
-            return Err(VotingError::Internal(e.to_string()));
+            return Err(VotingError::internal_caused("the next refresh could not be queued", e));
         }
         Ok(Refreshed::Sent)
     }
@@ -200,7 +200,7 @@ impl LiveStreams {
                 self.forget(connection_id).await?;
                 Ok(false)
             }
-            Err(e) => Err(VotingError::Internal(e.to_string())),
+            Err(e) => Err(VotingError::internal_caused("the connection failed", e)),
         }
     }
 
@@ -246,13 +246,13 @@ impl LiveStreams {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(VotingError::Internal(format!("subscription of {} could not be stored", sub.connection_id)))
+        Err(VotingError::internal(format!("subscription of {} could not be stored", sub.connection_id)))
     }
 }
 
 fn not_found_is_false(e: VotingError) -> Result<bool, VotingError> {
     match e {
-        VotingError::NotFound(_) => Ok(false),
+        VotingError::UnknownTask => Ok(false),
         e => Err(e),
     }
 }
