@@ -93,7 +93,7 @@ impl Default for DelegateConfig {
 impl DelegateConfig {
     /// Reads `DELEGATE_API_URL` and `AGORA_DELEGATE_TIMEOUT_MS` (see the crate documentation).
     pub fn from_env() -> Result<Self, DelegateConfigError> {
-        Self::from_values(std::env::var(URL_VAR).ok().as_deref(), std::env::var(TIMEOUT_VAR).ok().as_deref())
+        Self::from_values(agora_support::env::var(URL_VAR).as_deref(), agora_support::env::var(TIMEOUT_VAR).as_deref())
     }
 
     /// The settings from the two variables' values (`None`: unset), without the environment.

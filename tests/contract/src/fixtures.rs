@@ -1,21 +1,21 @@
 //! The documents the cases store, as JSON: realistic nested documents (the examples of the
-//! voting spec, §2.1–2.4, kept as text fixtures under `fixtures/`, because documents must come
+//! voting spec, §2.1–2.4, kept as text in the repository's `examples/stored/`, because documents must come
 //! back exactly as written), votes, claims and bid-job-like documents built to order, and a task
 //! carrying a report of a few megabytes. The suite knows none of the services' types.
 
 use serde_json::{json, Value};
 
 /// §2.1: a private task, just created.
-pub const TASK_EXAMPLE: &str = include_str!("../fixtures/task.json");
+pub const TASK_EXAMPLE: &str = include_str!("../../../examples/stored/task.json");
 
 /// §2.2.
-pub const SUBJECT_SPEC_EXAMPLE: &str = include_str!("../fixtures/subject_spec.json");
+pub const SUBJECT_SPEC_EXAMPLE: &str = include_str!("../../../examples/stored/subject_spec.json");
 
 /// §2.3.
-pub const EVALUATION_INPUT_EXAMPLE: &str = include_str!("../fixtures/evaluation_input.json");
+pub const EVALUATION_INPUT_EXAMPLE: &str = include_str!("../../../examples/stored/evaluation_input.json");
 
 /// §2.4.
-pub const VOTE_EXAMPLE: &str = include_str!("../fixtures/vote.json");
+pub const VOTE_EXAMPLE: &str = include_str!("../../../examples/stored/vote.json");
 
 /// The id the examples share.
 pub const EXAMPLE_TASK_ID: &str = "task_3f9c6d2e";

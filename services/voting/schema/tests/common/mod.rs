@@ -1,87 +1,27 @@
-//! The spec's own example documents (§2.1–2.4, copied verbatim) and a create request built from
-//! them with the request keys of §2.
+//! The spec's own example documents (§2.1–2.4, verbatim in `examples/stored/`, which the store
+//! contract suite reads too) and a create request built from them with the request keys of §2.
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
 
 /// §2.1 example: SocialTaskCoreData document (private task, just created).
 pub fn task_doc() -> Value {
-    serde_json::from_str(
-        r#"{
-  "social_task_id": "task_3f9c6d2e",
-  "created_by_subject_id": "planner-service",
-  "created_by_subject_data": {"team": "localisation"},
-  "org_ids": ["agent-reviewer-01", "agent-reviewer-02", "agent-reviewer-03"],
-  "social_task_access_type": "private",
-  "goal_data": {"objective": "Choose the lead translator for the Q4 handbook"},
-  "social_tasks_topics": ["translation", "fr"],
-  "social_task_properties": {"urgency": "high"},
-  "creation_time": "2026-10-22T09:00:00",
-  "scheduled_time": "2026-10-22T10:00:00",
-  "status": "scheduled",
-  "report_json": {},
-  "enable_live_streaming": true
-}"#,
-    )
-    .unwrap()
+    serde_json::from_str(include_str!("../../../../../examples/stored/task.json")).unwrap()
 }
 
 /// §2.2 example.
 pub fn subject_spec_doc() -> Value {
-    serde_json::from_str(
-        r#"{
-  "social_task_id": "task_3f9c6d2e",
-  "topic_title": "Lead translator, Q4 handbook",
-  "topic_description": "Pick the agent that will lead the EN→FR translation of the Q4 handbook.",
-  "voting_options_map": {
-    "agent-translator-01": "Translator 01",
-    "agent-translator-02": "Translator 02",
-    "agent-translator-03": "Translator 03"
-  },
-  "voting_option_metadata_map": {
-    "agent-translator-01": {"languages": ["en", "fr"], "past_jobs": 42},
-    "agent-translator-02": {"languages": ["en", "fr", "de"], "past_jobs": 17}
-  },
-  "supported_protocols": ["http"],
-  "voting_message_request_creator": {
-    "mode": "function",
-    "function_id": "voting-invite-builder:1.0-stable",
-    "parameters": {}
-  }
-}"#,
-    )
-    .unwrap()
+    serde_json::from_str(include_str!("../../../../../examples/stored/subject_spec.json")).unwrap()
 }
 
 /// §2.3 example.
 pub fn evaluation_doc() -> Value {
-    serde_json::from_str(
-        r#"{
-  "social_task_id": "task_3f9c6d2e",
-  "constraints_entry_id": "",
-  "constraints_entry_id_1": "",
-  "voting_pqt": {"mode": "dsl", "workflow_id": "vote-option-is-valid:1.0"},
-  "choice_evaluation": {"mode": "dsl", "workflow_id": "plurality-count:1.0"},
-  "tie_breaker": {"mode": "dsl", "workflow_id": "earliest-vote-wins:1.0"},
-  "post_awarding": {"mode": "dsl", "workflow_id": "assign-lead-translator:1.0"}
-}"#,
-    )
-    .unwrap()
+    serde_json::from_str(include_str!("../../../../../examples/stored/evaluation_input.json")).unwrap()
 }
 
 /// §2.4 example.
 pub fn vote_doc() -> Value {
-    serde_json::from_str(
-        r#"{
-  "vote_id": "7d0f2a9c-2b4e-4a51-9a3e-0c6f1b2d4e8a",
-  "social_task_id": "task_3f9c6d2e",
-  "submitter_subject_id": "agent-reviewer-01",
-  "vote_data": {"selected_option": "agent-translator-02"},
-  "submission_time": "2026-10-22T10:03:12.481203",
-  "qualified": true
-}"#,
-    )
-    .unwrap()
+    serde_json::from_str(include_str!("../../../../../examples/stored/vote.json")).unwrap()
 }
 
 /// The create request (§3.1) that yields the three example documents, using the request keys of
