@@ -187,10 +187,18 @@ macro_rules! contract_tests {
 
 /// Implements [`DocumentStore`] for a test wrapper `$ty` (holding the adapter and what must
 /// live as long as it: a directory, a table, a database to drop) by delegating every method to
-/// its field `$field`.
+/// its field `$field`. With `increment => $method`, counters go through the wrapper's own
+/// `async fn $method(&self, counter: &str, by: i64) -> Result<i64, StoreError>` instead (a
+/// store whose counters fail on purpose).
 #[macro_export]
 macro_rules! delegate_store {
     ($ty:ty, $field:ident) => {
+        $crate::delegate_store!(@impl $ty, $field, |this, counter, by| this.$field.increment(counter, by).await);
+    };
+    ($ty:ty, $field:ident, increment => $method:ident) => {
+        $crate::delegate_store!(@impl $ty, $field, |this, counter, by| this.$method(counter, by).await);
+    };
+    (@impl $ty:ty, $field:ident, |$this:ident, $counter:ident, $by:ident| $increment:expr) => {
         #[$crate::__private::async_trait]
         impl $crate::__private::Store for $ty {
             async fn insert(&self, docs: Vec<(&'static str, $crate::__private::Json)>) -> Result<(), $crate::__private::StoreError> {
@@ -231,8 +239,9 @@ macro_rules! delegate_store {
             ) -> Result<bool, $crate::__private::StoreError> {
                 self.$field.delete(collection, id, condition).await
             }
-            async fn increment(&self, counter: &str, by: i64) -> Result<i64, $crate::__private::StoreError> {
-                self.$field.increment(counter, by).await
+            async fn increment(&self, $counter: &str, $by: i64) -> Result<i64, $crate::__private::StoreError> {
+                let $this = self;
+                $increment
             }
         }
     };

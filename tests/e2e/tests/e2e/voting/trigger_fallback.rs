@@ -3,8 +3,7 @@
 //! whatever the timing. The store is the embedded one, wrapped so that `increment` fails.
 
 use agora_e2e::{public_request, temp_dir};
-use agora_filter::Filter;
-use agora_store::{Change, DocumentStore, Json, StoreError};
+use agora_store::{DocumentStore, StoreError};
 use agora_voting_core::{Ports, QueueError, Settings, Voting, WorkQueue, VOTING_DB};
 use async_trait::async_trait;
 use futures::future::join_all;
@@ -19,27 +18,10 @@ struct BrokenCounters {
     failed: AtomicUsize,
 }
 
-#[async_trait]
-impl DocumentStore for BrokenCounters {
-    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
-        self.inner.insert(docs).await
-    }
-    async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
-        self.inner.get(collection, id).await
-    }
-    async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
-        self.inner.find(collection, filter).await
-    }
-    async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
-        self.inner.count(collection, filter, limit).await
-    }
-    async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
-        self.inner.update(collection, id, condition, change).await
-    }
-    async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
-        self.inner.delete(collection, id, condition).await
-    }
-    async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
+agora_store_contract::delegate_store!(BrokenCounters, inner, increment => counter);
+
+impl BrokenCounters {
+    async fn counter(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
         if self.broken.load(Ordering::SeqCst) {
             self.failed.fetch_add(1, Ordering::SeqCst);
             return Err(StoreError::Backend("counter unavailable".into()));
