@@ -27,7 +27,12 @@ impl From<VotingError> for ApiError {
 impl ApiError {
     /// A 400 with `message`.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        ApiError { status: StatusCode::BAD_REQUEST, message: message.into(), error: None }
+        Self::with_status(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// An answer of `status` with `message`.
+    pub fn with_status(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError { status, message: message.into(), error: None }
     }
 
     /// An error of `POST /submit-vote` (and the vote intake): refusals read

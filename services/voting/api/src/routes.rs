@@ -1,12 +1,12 @@
 //! The routes of §3: one handler per route, each a thin call into the core.
 
-use crate::body::json_body;
+use crate::body::{json_body, Body, Segment, BODY_LIMIT};
 use crate::error::ApiError;
 use crate::raw_json;
 use agora_store::Json;
 use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting};
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -88,47 +88,48 @@ pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
 }
 
 /// The answers to a path no route serves (404) and a method the path does not take (405), as
-/// JSON errors. Set once per server: axum refuses to merge two routers that both have one.
+/// JSON errors, and the body limit of every route. Set once per server: axum refuses to merge two
+/// routers that both have a fallback.
 pub fn with_fallbacks(router: Router) -> Router {
-    router.fallback(no_route).method_not_allowed_fallback(wrong_method)
+    router.fallback(no_route).method_not_allowed_fallback(wrong_method).layer(DefaultBodyLimit::max(BODY_LIMIT))
 }
 
-async fn submit_task(State(creator): State<TaskCreator>, body: Bytes) -> Reply {
+async fn submit_task(State(creator): State<TaskCreator>, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     let id = creator.create_task(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
 }
 
-async fn parse_task(State(parser): State<TaskParser>, body: Bytes) -> Reply {
+async fn parse_task(State(parser): State<TaskParser>, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     let bundle = parser.parse_task(&body)?;
     Ok(JsonResponse(json!({ "parsed": bundle.to_parsed_dict() })).into_response())
 }
 
-async fn submit_vote(State(intake): State<VoteIntake>, body: Bytes) -> Reply {
+async fn submit_vote(State(intake): State<VoteIntake>, Body(body): Body) -> Reply {
     let body = json_body(&body, false).map_err(|e| ApiError::bad_request(format!("Vote rejected: {}", e.message())))?;
     let accepted = intake.submit_vote(&body).await.map_err(ApiError::vote)?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }
 
-async fn get_report(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+async fn get_report(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(raw(queries.get_report(&id).await?))
 }
 
-async fn get_status(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+async fn get_status(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(JsonResponse(queries.get_status(&id).await?).into_response())
 }
 
-async fn get_full_task_bundle(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+async fn get_full_task_bundle(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(raw(queries.get_full_task_bundle(&id).await?))
 }
 
-async fn is_live_streaming_enabled(State(queries): State<Queries>, Path(id): Path<String>) -> Reply {
+async fn is_live_streaming_enabled(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     let enabled = queries.is_live_streaming_enabled(&id).await?;
     Ok(JsonResponse(json!({ "enabled": enabled })).into_response())
 }
 
-async fn generic_query(State(queries): State<Queries>, Path(collection): Path<String>, body: Bytes) -> Reply {
+async fn generic_query(State(queries): State<Queries>, Segment(collection): Segment, Body(body): Body) -> Reply {
     let filter = json_body(&body, true)?;
     let docs = queries.generic_query(&collection, &filter).await?;
     let mut out = String::with_capacity(docs.iter().map(|d| d.get().len() + 1).sum::<usize>() + 2);

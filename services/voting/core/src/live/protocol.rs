@@ -11,8 +11,9 @@ pub const NOT_ENABLED: &str = "Live streaming not enabled for this task";
 /// Sent (then the connection is closed) when the request is not what §3.5 asks for.
 pub const BAD_REQUEST: &str = "Invalid request format. Must be JSON with 'social_task_id' and 'refresh_interval'";
 
-/// The shortest and longest refresh intervals served; a request outside is clamped.
-pub const REFRESH_RANGE: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(3600));
+/// The shortest and longest refresh intervals served, in seconds: 0.05 to 3600. A request
+/// outside is refused with [`BAD_REQUEST`].
+pub const REFRESH_RANGE: (f64, f64) = (0.05, 3600.0);
 
 /// A client's request: `{"social_task_id": "...", "refresh_interval": seconds}`.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +23,7 @@ pub struct LiveRequest {
 }
 
 /// Reads a request. `None` when it is not JSON, lacks either field, or the interval is not a
-/// positive number of seconds (the client then gets [`BAD_REQUEST`]).
+/// number of seconds within [`REFRESH_RANGE`] (the client then gets [`BAD_REQUEST`]).
 pub fn parse_request(text: &str) -> Option<LiveRequest> {
     #[derive(Deserialize)]
     struct Request {
@@ -30,9 +31,9 @@ pub fn parse_request(text: &str) -> Option<LiveRequest> {
         refresh_interval: f64,
     }
     let r: Request = serde_json::from_str(text).ok()?;
-    let secs = Some(r.refresh_interval).filter(|s| s.is_finite() && *s > 0.0)?;
     let (min, max) = REFRESH_RANGE;
-    Some(LiveRequest { social_task_id: r.social_task_id, refresh_interval: Duration::from_secs_f64(secs).clamp(min, max) })
+    let secs = Some(r.refresh_interval).filter(|s| (min..=max).contains(s))?;
+    Some(LiveRequest { social_task_id: r.social_task_id, refresh_interval: Duration::from_secs_f64(secs) })
 }
 
 /// `{"error": message}`.
@@ -60,9 +61,9 @@ mod tests {
     fn requests() {
         let r = parse_request(r#"{"social_task_id": "task_1", "refresh_interval": 5}"#).unwrap();
         assert_eq!(r, LiveRequest { social_task_id: "task_1".into(), refresh_interval: Duration::from_secs(5) });
-        let r = parse_request(r#"{"social_task_id": "t", "refresh_interval": 0.001, "extra": 1}"#).unwrap();
+        let r = parse_request(r#"{"social_task_id": "t", "refresh_interval": 0.05, "extra": 1}"#).unwrap();
         assert_eq!(r.refresh_interval, Duration::from_millis(50));
-        let r = parse_request(r#"{"social_task_id": "t", "refresh_interval": 1e9}"#).unwrap();
+        let r = parse_request(r#"{"social_task_id": "t", "refresh_interval": 3600}"#).unwrap();
         assert_eq!(r.refresh_interval, Duration::from_secs(3600));
     }
 
@@ -78,6 +79,15 @@ mod tests {
             r#"{"social_task_id": "t", "refresh_interval": "5"}"#,
             r#"{"social_task_id": "t", "refresh_interval": 0}"#,
             r#"{"social_task_id": "t", "refresh_interval": -1}"#,
+            // Outside the range, huge and tiny: refused, never a panic.
+            r#"{"social_task_id": "t", "refresh_interval": 0.049}"#,
+            r#"{"social_task_id": "t", "refresh_interval": 3600.001}"#,
+            r#"{"social_task_id": "t", "refresh_interval": 1e308}"#,
+            r#"{"social_task_id": "t", "refresh_interval": -1e308}"#,
+            r#"{"social_task_id": "t", "refresh_interval": 1e-308}"#,
+            r#"{"social_task_id": "t", "refresh_interval": -0.0}"#,
+            r#"{"social_task_id": "t", "refresh_interval": 1e400}"#,
+            r#"{"social_task_id": "t", "refresh_interval": 18446744073709551616}"#,
         ] {
             assert_eq!(parse_request(bad), None, "{bad}");
         }

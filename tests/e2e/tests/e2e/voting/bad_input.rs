@@ -152,3 +152,20 @@ async fn queries_refuse_unknown_collections_operators_and_tasks() {
     assert_eq!(found[0]["social_task_id"], id.as_str());
     assert!(found[0].get("_id").is_none(), "no store-internal id");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn undecodable_paths_and_oversized_bodies_are_answered_in_json() {
+    let server = Server::start().await;
+    for path in ["/get-status/%FF", "/get-report/%C3%28", "/get-full-task-bundle/%E2%82", "/is-live-streaming-enabled/%FF%FE"] {
+        assert_refused(path, server.get(path).await, 400, &["Invalid path", "UTF-8"]);
+    }
+    assert_refused("generic-query", server.post_raw("/generic-query/%FF", "{}").await, 400, &["Invalid path"]);
+
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(3 * 1024 * 1024));
+    for route in ["/submit-social-choice-task", "/parse-social-choice-task", "/submit-vote", "/generic-query/votes"] {
+        assert_refused(route, server.post_raw(route, huge.clone()).await, 413, &["too large", "2 MiB"]);
+    }
+    // A body just under the limit is read (and refused for what it says, not for its size).
+    let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(1024 * 1024));
+    assert_refused("submit-vote", server.post_raw("/submit-vote", big).await, 400, &["Vote rejected"]);
+}

@@ -88,3 +88,20 @@ async fn refreshes_at_the_requested_interval() {
         assert_eq!(update["type"], "update");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn refresh_intervals_outside_the_range_are_refused_and_the_server_goes_on() {
+    let server = Server::start().await;
+    let id = server.create(&example_request()).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+    let error = json!({"error": "Invalid request format. Must be JSON with 'social_task_id' and 'refresh_interval'"});
+    for interval in ["1e308", "-1e308", "1e-308", "0.049", "3600.5", "18446744073709551616"] {
+        let mut socket = connect(&server, &format!(r#"{{"social_task_id": "{id}", "refresh_interval": {interval}}}"#)).await;
+        assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, Some(error.clone()), "{interval}");
+        assert_eq!(next_json(&mut socket, Duration::from_secs(5)).await, None, "{interval}: closed after the error");
+    }
+    // Still serving: the longest interval in the range streams.
+    let mut socket = connect(&server, &format!(r#"{{"social_task_id": "{id}", "refresh_interval": 3600}}"#)).await;
+    let first = next_json(&mut socket, Duration::from_secs(5)).await.expect("an update");
+    assert_eq!(first["type"], "update");
+}
