@@ -5,6 +5,7 @@
 use crate::error::ApiError;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::header::CONTENT_LENGTH;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use serde_json::Value;
@@ -20,12 +21,20 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let too_large = || {
+            ApiError::with_status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Request body is too large: the limit is {} MiB", BODY_LIMIT >> 20),
+            )
+        };
+        // A declared length over the limit is refused before a byte of the body is read.
+        let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+            return Err(too_large());
+        }
         Bytes::from_request(req, state).await.map(Body).map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::with_status(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("Request body is too large: the limit is {} MiB", BODY_LIMIT >> 20),
-                )
+                too_large()
             } else {
                 ApiError::with_status(e.status(), format!("Request body could not be read: {}", e.body_text()))
             }
