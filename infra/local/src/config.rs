@@ -37,6 +37,14 @@ pub struct Config {
     /// Time limit of one hook call, in milliseconds.
     #[arg(long, env = "AGORA_HOOK_TIMEOUT_MS", default_value_t = 30_000)]
     pub hook_timeout_ms: u64,
+    /// Time limit on reading a request's head (headers), in milliseconds; a client slower than
+    /// that has its connection closed.
+    #[arg(long, env = "AGORA_HEADER_READ_TIMEOUT_MS", default_value_t = 10_000)]
+    pub header_read_timeout_ms: u64,
+    /// Time limit on reading a request's body once its head is in, in milliseconds; slower is
+    /// answered 400.
+    #[arg(long, env = "AGORA_BODY_READ_TIMEOUT_MS", default_value_t = 30_000)]
+    pub body_read_timeout_ms: u64,
     /// Delay before an evaluation attempt is retried (multiplied by the attempt number), in milliseconds.
     #[arg(long, env = "AGORA_RETRY_DELAY_MS", default_value_t = 2_000)]
     pub retry_delay_ms: u64,
@@ -67,6 +75,8 @@ impl Config {
             sweep_interval_ms: 100,
             hook_timeout_ms: 30_000,
             retry_delay_ms: 200,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 30_000,
             functions_dir: PathBuf::new(),
             hooks: HooksConfig::default(),
         }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod inbox;
 pub mod queue;
 pub mod registry;
+pub mod serve;
 pub mod voting;
 
 pub use config::Config;
@@ -97,11 +98,11 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
         functions_dir = local_registry.then(|| config.functions_dir.display().to_string()),
         "agora-local listening"
     );
-    let server = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            tracing::error!(error = %e, "HTTP server stopped");
-        }
-    });
+    let limits = serve::ReadLimits {
+        header: Duration::from_millis(config.header_read_timeout_ms.max(1)),
+        body: Duration::from_millis(config.body_read_timeout_ms.max(1)),
+    };
+    let server = tokio::spawn(serve::serve(listener, app, limits));
     let mut tasks = voting.tasks;
     tasks.push(server);
     Ok(Running { addr, voting: voting.voting, inbox: platform.inbox, tasks })

@@ -201,3 +201,38 @@ fn chunked(body: &[u8]) -> Vec<u8> {
     out.extend_from_slice(b"\r\n0\r\n\r\n");
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn clients_that_trickle_their_request_do_not_hold_a_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start_with(|c| {
+        c.header_read_timeout_ms = 300;
+        c.body_read_timeout_ms = 300;
+    })
+    .await;
+
+    // A head that never ends: the connection is closed soon after the limit.
+    let started = std::time::Instant::now();
+    let mut socket = tokio::net::TcpStream::connect(server.running.addr).await.expect("connect");
+    socket.write_all(b"GET /get-status/task_00000000 HTTP/1.1\r\nHost: agora\r\n").await.expect("send");
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), socket.read_to_end(&mut rest)).await.expect("closed within 5 s").expect("read");
+    assert!(started.elapsed() >= Duration::from_millis(250), "closed before the limit: {:?}", started.elapsed());
+
+    // A body that stops halfway: answered 400 in JSON once the body limit passes.
+    let mut socket = tokio::net::TcpStream::connect(server.running.addr).await.expect("connect");
+    socket
+        .write_all(
+            b"POST /submit-vote HTTP/1.1\r\nHost: agora\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"vote_id\":",
+        )
+        .await
+        .expect("send");
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut answer)).await.expect("answered within 5 s").expect("read");
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains(r#"{"error":"Request body could not be read"#), "{answer}");
+
+    // The server goes on answering.
+    assert_eq!(server.get("/get-status/task_00000000").await.0, 404);
+}
