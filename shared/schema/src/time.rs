@@ -118,7 +118,8 @@ pub fn from_epoch_seconds(secs: f64) -> Option<DateTime<Utc>> {
     let whole = secs.floor();
     let micros = ((secs - whole) * 1_000_000.0).round() as i64;
     let dt = DateTime::from_timestamp(whole as i64, 0)?;
-    Some(dt + chrono::Duration::microseconds(micros))
+    // Checked: the last second chrono can represent plus a fraction rounding up is beyond it.
+    dt.checked_add_signed(chrono::Duration::microseconds(micros))
 }
 
 /// Parses any accepted JSON form of a datetime: an ISO-8601 string or epoch seconds.
@@ -195,6 +196,16 @@ pub mod iso_opt {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn epoch_seconds_at_the_edges_are_refused_not_a_panic() {
+        let last = chrono::DateTime::<chrono::Utc>::MAX_UTC.timestamp() as f64;
+        for secs in [f64::MAX, f64::MIN, 1e308, -1e308, last + 0.9999999, f64::NAN, f64::INFINITY] {
+            assert_eq!(super::from_epoch_seconds(secs), None, "{secs}");
+        }
+        assert!(super::from_epoch_seconds(1e-308).is_some());
+        assert!(super::from_epoch_seconds(-0.0).is_some());
+    }
+
     use super::*;
     use serde_json::json;
 

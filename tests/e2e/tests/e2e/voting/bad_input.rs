@@ -236,3 +236,54 @@ async fn clients_that_trickle_their_request_do_not_hold_a_connection() {
     // The server goes on answering.
     assert_eq!(server.get("/get-status/task_00000000").await.0, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn odd_numbers_anywhere_never_get_a_5xx() {
+    let server = Server::start().await;
+    let id = server.create(&example_request()).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+    let odd = ["1e308", "-1e308", "1e-308", "-0.0", "0", "-1", "18446744073709551616", "-9223372036854775809", "1.5", "1e400"];
+    let mut sent = 0;
+    for number in odd {
+        let n: Value = serde_json::from_str(number).unwrap_or(Value::Null);
+        let fields = [
+            ("social_task", "duration"),
+            ("social_task", "creation_time"),
+            ("social_task", "scheduled_time"),
+            ("social_task", "org_ids"),
+            ("subject_spec", "voting_options"),
+            ("evaluation_spec", "voting_pqt"),
+        ];
+        for (section, field) in fields {
+            for route in ["/submit-social-choice-task", "/parse-social-choice-task"] {
+                let mut r = example_request();
+                r[section][field] = n.clone();
+                let raw = r.to_string().replace("null", number);
+                let (status, body) = server.post_raw(route, raw).await;
+                assert!(status < 500, "{route} {section}.{field} = {number}: {status} {body}");
+                sent += 1;
+            }
+        }
+        for (field, value) in
+            [("submission_time", n.clone()), ("vote_data", json!({"selected_option": "agent-translator-01", "weight": n.clone()}))]
+        {
+            let mut v = vote_body(&id, "agent-outsider", json!({"selected_option": "agent-translator-01"}));
+            v[field] = value;
+            let raw = v.to_string().replace("null", number);
+            let (status, body) = server.post_raw("/submit-vote", raw).await;
+            assert!(status < 500, "submit-vote {field} = {number}: {status} {body}");
+            sent += 1;
+        }
+        for filter in [
+            format!(r#"{{"duration": {{"$gt": {number}}}}}"#),
+            format!(r#"{{"qualified": {number}}}"#),
+            format!(r#"{{"$and": [{{"x": {{"$in": [{number}]}}}}]}}"#),
+        ] {
+            let (status, body) = server.post_raw("/generic-query/social_task_core_data", filter.clone()).await;
+            assert!(status < 500, "generic-query {filter}: {status} {body}");
+            sent += 1;
+        }
+    }
+    assert!(sent > 100);
+    assert_eq!(server.get(&format!("/get-status/{id}")).await, (200, json!({"status": "started"})));
+}
