@@ -64,9 +64,11 @@ fn status_of(e: &VotingError) -> StatusCode {
         | VotingError::InvalidFilter(_) => StatusCode::BAD_REQUEST,
         VotingError::UnknownTask => StatusCode::NOT_FOUND,
         VotingError::NotAMember => StatusCode::FORBIDDEN,
-        VotingError::TaskComplete | VotingError::TaskNotActive | VotingError::AlreadyVoted | VotingError::VoteIdTaken(_) => {
-            StatusCode::CONFLICT
-        }
+        VotingError::TaskComplete
+        | VotingError::TaskNotActive
+        | VotingError::VotingClosed
+        | VotingError::AlreadyVoted
+        | VotingError::VoteIdTaken(_) => StatusCode::CONFLICT,
         VotingError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -80,6 +82,7 @@ fn wording(e: &VotingError) -> String {
         VotingError::TaskComplete => "Voting task is complete.".into(),
         VotingError::TaskNotActive => "Voting task is not active yet.".into(),
         VotingError::NotAMember => "You are not authorized to vote in this private task.".into(),
+        VotingError::VotingClosed => "Voting has closed for this task.".into(),
         VotingError::AlreadyVoted => "Vote already submitted for this task.".into(),
         VotingError::VoteIdTaken(id) => format!("vote_id {id} is already used by another vote."),
         VotingError::UnknownCollection(c) => format!("Unknown collection {c:?}; allowed: {}", collections::ALL.join(", ")),
@@ -112,6 +115,7 @@ mod tests {
             (VotingError::TaskComplete, 409, "Voting task is complete."),
             (VotingError::TaskNotActive, 409, "Voting task is not active yet."),
             (VotingError::NotAMember, 403, "You are not authorized to vote in this private task."),
+            (VotingError::VotingClosed, 409, "Voting has closed for this task."),
             (VotingError::AlreadyVoted, 409, "Vote already submitted for this task."),
             (VotingError::VoteIdTaken("v1".into()), 409, "vote_id v1 is already used by another vote."),
             (VotingError::UnknownCollection("x".into()), 400, "Unknown collection \"x\"; allowed: social_task_core_data, social_choice_subject_spec, social_choice_evaluation_input, votes"),

@@ -29,6 +29,10 @@ pub enum VotingError {
     /// The voter is not a member of the private task.
     #[error("the voter is not a member of the private task")]
     NotAMember,
+    /// Voting on the task has closed: a public task has its `duration` qualified votes, or the
+    /// evaluation has begun.
+    #[error("voting on the task has closed")]
+    VotingClosed,
     /// The voter has a vote on file for this task already.
     #[error("the voter has voted in this task already")]
     AlreadyVoted,

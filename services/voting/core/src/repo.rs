@@ -127,6 +127,13 @@ impl Repo {
     pub async fn count_qualified_vote(&self, task_id: &str) -> Result<i64, VotingError> {
         Ok(self.store.increment(&format!("qualified:{task_id}"), 1).await?)
     }
+
+    /// Takes one of a public task's `duration` places for a qualified vote, before the vote is
+    /// stored; returns the place's number (past `duration`: no place was left). `by = -1` gives a
+    /// place back.
+    pub async fn take_place(&self, task_id: &str, by: i64) -> Result<i64, StoreError> {
+        self.store.increment(&format!("places:{task_id}"), by).await
+    }
 }
 
 /// Decodes typed entities from stored documents.

@@ -67,15 +67,25 @@ impl VoteIntake {
             return Ok(answer);
         }
 
+        // Once the trigger has held, the evaluation reads the votes: no vote may come after. (A
+        // private task closes by itself: by then every member has voted, and votes once.)
+        if task.is_public() && self.claims.held(&trigger_claim(&task_id)).await? {
+            return Err(VotingError::VotingClosed);
+        }
         vote.qualified = self.pre_qualify(&task, &vote).await?;
         vote.submission_time = self.clock.now();
+        let place = if vote.qualified { self.take_place(&task).await? } else { Place::NotNeeded };
         match self.repo.insert_vote(&vote).await {
             Ok(()) => {}
             // Lost a race with a concurrent request: answer as if it had been stored first.
             Err(StoreError::Duplicate { .. }) => {
+                self.give_back(&task_id, place).await;
                 return self.already_stored(&vote).await?.ok_or(VotingError::AlreadyVoted);
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                self.give_back(&task_id, place).await;
+                return Err(e.into());
+            }
         }
         tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
         if task.enable_live_streaming {
@@ -92,6 +102,44 @@ impl VoteIntake {
             self.trigger_if_ready(&task, counted).await?;
         }
         Ok(VoteAccepted { qualified: vote.qualified })
+    }
+
+    /// A public task accepts at most `duration` qualified votes (§1.3): each takes a place before
+    /// it is stored, and a vote that finds none left is refused, so every vote answered accepted
+    /// is stored before the trigger (counted after storing) can hold, and is in the report.
+    async fn take_place(&self, task: &SocialTaskCoreData) -> Result<Place, VotingError> {
+        if !task.is_public() {
+            return Ok(Place::NotNeeded);
+        }
+        let limit = task.trigger_count().max(1);
+        match self.repo.take_place(&task.social_task_id, 1).await {
+            Ok(n) if n <= limit => Ok(Place::Taken),
+            Ok(_) => {
+                // Not stored: the place is given back, for the count to stay the places held.
+                self.give_back(&task.social_task_id, Place::Taken).await;
+                Err(VotingError::VotingClosed)
+            }
+            Err(e) => {
+                // Without the counter, the stored votes say whether a place is left (a race may
+                // then let a few more in; the trigger still counts them once stored).
+                tracing::warn!(social_task_id = %task.social_task_id, error = %e, "place counter unavailable; counting the stored votes");
+                let stored = self.repo.count_qualified(&task.social_task_id, None, limit as u64).await?;
+                if stored >= limit as u64 {
+                    Err(VotingError::VotingClosed)
+                } else {
+                    Ok(Place::Uncounted)
+                }
+            }
+        }
+    }
+
+    /// Gives back a place a vote took but did not use (its store failed, or it lost a race).
+    async fn give_back(&self, task_id: &str, place: Place) {
+        if place == Place::Taken {
+            if let Err(e) = self.repo.take_place(task_id, -1).await {
+                tracing::warn!(social_task_id = %task_id, error = %e, "a place not given back; the task may accept one vote fewer");
+            }
+        }
     }
 
     /// A vote already on file for this request: the same vote retried (answered with its stored
@@ -152,7 +200,7 @@ impl VoteIntake {
                 self.repo.count_qualified(id, voters.as_deref(), needed).await? >= needed
             }
         };
-        let claim_key = format!("trigger:{id}");
+        let claim_key = trigger_claim(id);
         // Reading the claim first spares votes arriving after the trigger a failed write each.
         if !holds || self.claims.held(&claim_key).await? || self.claims.claim(&claim_key, self.clock.now(), None).await? == Claim::Held {
             return Ok(());
@@ -165,6 +213,22 @@ impl VoteIntake {
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
         Ok(())
     }
+}
+
+/// What a vote holds of its task's places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// A private task, or a disqualified vote: no place needed.
+    NotNeeded,
+    /// One place, to give back if the vote is not stored.
+    Taken,
+    /// Let in by counting the stored votes (the counter was unavailable).
+    Uncounted,
+}
+
+/// The claim the vote that first finds the trigger holding takes (it queues the evaluation).
+fn trigger_claim(task_id: &str) -> String {
+    format!("trigger:{task_id}")
 }
 
 /// How many qualified votes make the trigger hold (§1.3): every distinct voter of a private task

@@ -98,3 +98,50 @@ async fn an_evaluation_requested_twice_runs_post_award_once() {
     let (_, report) = server.get(&format!("/get-report/{id}")).await;
     assert_eq!(report["post_award_payload"], json!({"assigned_to": "agent-translator-02"}));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_vote_answered_accepted_is_in_the_report() {
+    // 200 voters at once on a public task of duration 50: exactly 50 are accepted, every one of
+    // them is in the report, and the others get 409: voting has closed (or, once the evaluation
+    // has finished, the task is complete, §3.3's wording).
+    let server = Arc::new(Server::start().await);
+    let id = server.create(&public_request(50)).await;
+    server.wait_for_status(&id, "started", WAIT).await;
+    let barrier = Arc::new(tokio::sync::Barrier::new(200));
+    let attempts = (0..200).map(|i| {
+        let (server, barrier, id) = (server.clone(), barrier.clone(), id.clone());
+        tokio::spawn(async move {
+            let voter = format!("voter-{i:03}");
+            let body = vote_body(&id, &voter, json!({"selected_option": TRANSLATORS[i % 3]}));
+            barrier.wait().await;
+            (voter, server.post("/submit-vote", &body).await)
+        })
+    });
+    let results: Vec<(String, (u16, serde_json::Value))> = join_all(attempts).await.into_iter().map(|r| r.expect("task")).collect();
+    let mut accepted: Vec<&str> = results
+        .iter()
+        .filter(|(_, (s, b))| *s == 200 && *b == json!({"status": "accepted", "qualified": true}))
+        .map(|(v, _)| v.as_str())
+        .collect();
+    let closed = results
+        .iter()
+        .filter(|(_, (s, b))| {
+            *s == 409
+                && [json!("Vote rejected: Voting has closed for this task."), json!("Vote rejected: Voting task is complete.")]
+                    .contains(&b["error"])
+        })
+        .count();
+    assert_eq!((accepted.len(), closed), (50, 150), "{results:?}");
+
+    server.wait_for_status(&id, "complete", WAIT).await;
+    let (_, report) = server.get(&format!("/get-report/{id}")).await;
+    let mut in_report: Vec<&str> =
+        report["votes"].as_array().expect("votes").iter().map(|v| v["submitter_subject_id"].as_str().expect("voter")).collect();
+    accepted.sort_unstable();
+    in_report.sort_unstable();
+    assert_eq!(in_report, accepted);
+
+    // Closed for good: a late voter is refused too.
+    let late = server.post("/submit-vote", &vote_body(&id, "voter-late", json!({"selected_option": TRANSLATORS[0]}))).await;
+    assert_eq!(late.0, 409, "{late:?}");
+}
