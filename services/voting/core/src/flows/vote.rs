@@ -67,14 +67,20 @@ impl VoteIntake {
             return Ok(answer);
         }
 
-        // Once the trigger has held, the evaluation reads the votes: no vote may come after. (A
-        // private task closes by itself: by then every member has voted, and votes once.)
-        if task.is_public() && self.claims.held(&trigger_claim(&task_id)).await? {
-            return Err(VotingError::VotingClosed);
-        }
         vote.qualified = self.pre_qualify(&task, &vote).await?;
         vote.submission_time = self.clock.now();
-        let place = if vote.qualified { self.take_place(&task).await? } else { Place::NotNeeded };
+        let place = if vote.qualified {
+            // Once the trigger holds every place is taken (each stored qualified vote holds one),
+            // so a qualified vote that gets one comes before the evaluation reads the votes.
+            self.take_place(&task).await?
+        } else {
+            // A disqualified vote takes no place: it is refused once the trigger has held. (A
+            // private task closes by itself: by then every member has voted, and votes once.)
+            if task.is_public() && self.claims.held(&trigger_claim(&task_id)).await? {
+                return Err(VotingError::VotingClosed);
+            }
+            Place::NotNeeded
+        };
         match self.repo.insert_vote(&vote).await {
             Ok(()) => {}
             // Lost a race with a concurrent request: answer as if it had been stored first.
