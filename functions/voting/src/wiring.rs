@@ -87,7 +87,8 @@ pub async fn creator_from_env() -> Result<TaskCreator, BoxError> {
 pub async fn intake_from_env() -> Result<VoteIntake, BoxError> {
     let sdk = agora_aws::config::load().await;
     let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    Ok(VoteIntake::new(store_from_env().await?, hooks_from_env()?, evaluations, Arc::new(SystemClock), changes_from_env(&sdk)))
+    let lease = Settings::default().evaluation_lease;
+    Ok(VoteIntake::new(store_from_env().await?, hooks_from_env()?, evaluations, Arc::new(SystemClock), changes_from_env(&sdk), lease))
 }
 
 /// `voting-queries`: the store alone.

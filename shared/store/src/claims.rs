@@ -79,4 +79,18 @@ impl Claims {
     pub async fn held(&self, key: &str) -> Result<bool, StoreError> {
         Ok(self.store.get(COLLECTION.name, key).await?.is_some())
     }
+
+    /// Whether the claim `key` is held at `now` with its lease not run out: exactly when
+    /// [`Claims::claim`] at `now` would find it [`Claim::Held`].
+    pub async fn live(&self, key: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let Some(doc) = self.store.get(COLLECTION.name, key).await? else { return Ok(false) };
+        #[derive(serde::Deserialize)]
+        struct Lease {
+            #[serde(default)]
+            expires_at: Option<String>,
+        }
+        let lease: Lease = serde_json::from_str(doc.get())
+            .map_err(|e| StoreError::InvalidDocument { collection: COLLECTION.name.into(), reason: format!("claim {key}: {e}") })?;
+        Ok(lease.expires_at.is_none_or(|at| at.as_str() >= format_datetime(&now).as_str()))
+    }
 }

@@ -148,6 +148,7 @@ macro_rules! contract_tests {
             increment_under_race,
             claims_won_once_under_race,
             claims_held_until_the_lease_expires,
+            claims_live_until_the_lease_expires,
             claims_release_then_reclaim,
         );
         $crate::contract_tests!(@opener_cases ($setup)

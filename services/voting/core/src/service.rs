@@ -44,7 +44,8 @@ impl Ports {
 }
 
 /// Leases on claims: how long a starter or an evaluator may hold its task before another may
-/// take over (a crashed worker must not block a task forever).
+/// take over (a crashed worker must not block a task forever). The trigger's claim, taken by the
+/// vote that queues the evaluation, holds as long as an evaluation may.
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
     pub start_lease: chrono::Duration,
@@ -79,7 +80,14 @@ impl Voting {
         let creator = TaskCreator::new(parser.clone(), repo.clone(), p.scheduler.clone());
         let starter =
             Starter::new(p.store.clone(), p.hooks.clone(), p.publisher.clone(), p.clock.clone(), p.changes.clone(), settings.start_lease);
-        let intake = VoteIntake::new(p.store.clone(), p.hooks.clone(), p.queue.clone(), p.clock.clone(), p.changes.clone());
+        let intake = VoteIntake::new(
+            p.store.clone(),
+            p.hooks.clone(),
+            p.queue.clone(),
+            p.clock.clone(),
+            p.changes.clone(),
+            settings.evaluation_lease,
+        );
         let evaluator = Evaluator::new(
             p.store.clone(),
             p.hooks.clone(),

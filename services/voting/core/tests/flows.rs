@@ -157,3 +157,33 @@ async fn a_hook_the_deployment_cannot_run_is_refused_at_creation_naming_the_fiel
     assert!(message.contains("evaluation_spec.evaluation") && message.contains("no-such-rule"), "{message}");
     assert!(f.schedules.made().is_empty());
 }
+
+#[tokio::test]
+async fn a_lost_evaluation_request_is_requested_again_by_a_retried_vote_past_the_lease() {
+    let f = flows();
+    let mut request = example();
+    request["social_task"]["access_type"] = json!("public");
+    request["social_task"]["duration"] = json!(2);
+    let id = f.voting.create_task(&request).await.expect("created");
+    f.clock.advance(chrono::Duration::hours(1));
+    f.voting.start_due_tasks().await.expect("sweep");
+    f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    let last = vote(&id, "anyone-2", "agent-translator-03");
+    f.voting.submit_vote(&last).await.expect("accepted");
+    // The request is lost (the process died before the queue took it).
+    assert_eq!(f.queue.take().len(), 1);
+
+    // A retry within the lease finds the trigger taken: nothing is requested twice.
+    f.clock.advance(chrono::Duration::minutes(10));
+    assert!(f.voting.submit_vote(&last).await.expect("the same vote again").qualified);
+    assert!(f.queue.take().is_empty());
+
+    // Past the lease (15 minutes), the retry requests the evaluation again, once.
+    f.clock.advance(chrono::Duration::minutes(6));
+    assert!(f.voting.submit_vote(&last).await.expect("the same vote again").qualified);
+    let queued = f.queue.take();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].body, evaluation_request(&id));
+    assert!(f.voting.submit_vote(&last).await.is_ok());
+    assert!(f.queue.take().is_empty(), "taken again: held for another lease");
+}

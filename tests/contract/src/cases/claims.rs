@@ -66,6 +66,20 @@ pub async fn claims_held_until_the_lease_expires(store: SharedStore) {
     assert!(!claims.held("trigger:task_b").await.expect("held"));
 }
 
+/// A claim is live while `claim` would find it held: until its lease has run out, for ever
+/// without one; an absent claim is not live.
+pub async fn claims_live_until_the_lease_expires(store: SharedStore) {
+    let claims = Claims::new(Arc::clone(&store));
+    assert!(!claims.live("evaluate:task_l", at(0, 0)).await.expect("live"));
+    assert_eq!(claims.claim("evaluate:task_l", at(0, 0), lease(5)).await.expect("claim"), Claim::Won);
+    assert!(claims.live("evaluate:task_l", at(4, 59)).await.expect("live"));
+    assert!(claims.live("evaluate:task_l", at(5, 0)).await.expect("live"), "expiring now is not expired");
+    assert!(!claims.live("evaluate:task_l", at(5, 1)).await.expect("live"));
+    assert!(claims.held("evaluate:task_l").await.expect("held"), "expired is still held");
+    assert_eq!(claims.claim("trigger:task_l", at(0, 0), None).await.expect("claim"), Claim::Won);
+    assert!(claims.live("trigger:task_l", at(0, 0) + Duration::days(400)).await.expect("live"));
+}
+
 /// A released claim is gone and can be taken again; releasing nothing answers `false`.
 pub async fn claims_release_then_reclaim(store: SharedStore) {
     let claims = Claims::new(Arc::clone(&store));

@@ -31,6 +31,8 @@ pub struct VoteIntake {
     clock: Arc<dyn Clock>,
     changes: Arc<dyn ChangeListener>,
     specs: SpecCache,
+    /// How long the trigger's claim holds before a retried vote may request the evaluation again.
+    trigger_lease: chrono::Duration,
 }
 
 impl VoteIntake {
@@ -40,9 +42,10 @@ impl VoteIntake {
         evaluations: Arc<dyn WorkQueue>,
         clock: Arc<dyn Clock>,
         changes: Arc<dyn ChangeListener>,
+        trigger_lease: chrono::Duration,
     ) -> Self {
         let repo = Repo::new(store.clone());
-        Self { specs: SpecCache::new(repo.clone()), repo, claims: Claims::new(store), hooks, evaluations, clock, changes }
+        Self { specs: SpecCache::new(repo.clone()), repo, claims: Claims::new(store), hooks, evaluations, clock, changes, trigger_lease }
     }
 
     /// Takes one vote request body through §3.3.
@@ -207,8 +210,14 @@ impl VoteIntake {
             }
         };
         let claim_key = trigger_claim(id);
-        // Reading the claim first spares votes arriving after the trigger a failed write each.
-        if !holds || self.claims.held(&claim_key).await? || self.claims.claim(&claim_key, self.clock.now(), None).await? == Claim::Held {
+        // Reading the claim first spares votes arriving after the trigger a failed write each. The
+        // claim is leased: if its evaluation request was lost (the process died before the queue
+        // took it), a retried vote past the lease requests it again.
+        let now = self.clock.now();
+        if !holds
+            || self.claims.live(&claim_key, now).await?
+            || self.claims.claim(&claim_key, now, Some(self.trigger_lease)).await? == Claim::Held
+        {
             return Ok(());
         }
         if let Err(e) = self.evaluations.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
