@@ -44,6 +44,17 @@ fn flows() -> Flows {
     Flows { voting: Arc::new(Voting::new(ports, Settings::default())), clock, publisher, queue, schedules }
 }
 
+/// The example as a public task of `duration`, created and started (the clock moved past its time).
+async fn started_public_task(f: &Flows, duration: i64) -> String {
+    let mut request = example();
+    request["social_task"]["access_type"] = json!("public");
+    request["social_task"]["duration"] = json!(duration);
+    let id = f.voting.create_task(&request).await.expect("created");
+    f.clock.advance(chrono::Duration::hours(1));
+    f.voting.start_due_tasks().await.expect("sweep");
+    id
+}
+
 fn vote(task: &str, voter: &str, option: &str) -> Value {
     json!({
         "vote_id": format!("vote-{voter}"), "social_task_id": task, "submitter_subject_id": voter,
@@ -130,12 +141,7 @@ async fn votes_are_refused_for_the_reasons_of_the_spec() {
 #[tokio::test]
 async fn a_public_task_triggers_at_its_duration() {
     let f = flows();
-    let mut request = example();
-    request["social_task"]["access_type"] = json!("public");
-    request["social_task"]["duration"] = json!(2);
-    let id = f.voting.create_task(&request).await.expect("created");
-    f.clock.advance(chrono::Duration::hours(1));
-    f.voting.start_due_tasks().await.expect("sweep");
+    let id = started_public_task(&f, 2).await;
     f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
     assert!(f.queue.take().is_empty());
     f.voting.submit_vote(&vote(&id, "anyone-2", "agent-translator-03")).await.expect("accepted");
@@ -161,12 +167,7 @@ async fn a_hook_the_deployment_cannot_run_is_refused_at_creation_naming_the_fiel
 #[tokio::test]
 async fn a_lost_evaluation_request_is_requested_again_by_a_retried_vote_past_the_lease() {
     let f = flows();
-    let mut request = example();
-    request["social_task"]["access_type"] = json!("public");
-    request["social_task"]["duration"] = json!(2);
-    let id = f.voting.create_task(&request).await.expect("created");
-    f.clock.advance(chrono::Duration::hours(1));
-    f.voting.start_due_tasks().await.expect("sweep");
+    let id = started_public_task(&f, 2).await;
     f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
     let last = vote(&id, "anyone-2", "agent-translator-03");
     f.voting.submit_vote(&last).await.expect("accepted");
