@@ -56,6 +56,22 @@ impl Drop for Running {
 /// Errors of start-up.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// The `agora-local` program: options from the command line and the environment, logs to
+/// stderr, `agora-local listening on http://<addr>` on stdout once it serves, then serves until
+/// the process ends. (The end-to-end crash tests run it as a child process and kill it.)
+pub async fn run_from_command_line() -> Result<(), BoxError> {
+    use clap::Parser;
+    let config = Config::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
+    let running = start(&config).await?;
+    println!("agora-local listening on http://{}", running.addr);
+    running.wait().await;
+    Ok(())
+}
+
 /// What every service shares on the local server: the message inbox and the remote hook modes
 /// (with this server's own function registry and workflow API when it serves them).
 pub struct Platform {

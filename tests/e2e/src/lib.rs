@@ -282,3 +282,79 @@ impl StubServer {
         self.requests.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|r| r.path.starts_with(prefix)).cloned().collect()
     }
 }
+
+/// The local server as a child process (the `agora-e2e-local` program, which is `agora-local`),
+/// for tests that `kill -9` it and start it again on the same data, and benches that measure its
+/// memory. Killed when dropped.
+pub struct ServerProcess {
+    pub base: String,
+    pub http: reqwest::Client,
+    child: std::process::Child,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl ServerProcess {
+    /// Starts the server `program` (tests and benches pass `env!("CARGO_BIN_EXE_agora-e2e-local")`)
+    /// on a free port with `args` (e.g. `--data-dir`), `envs` added to this process's
+    /// environment, and waits until it listens.
+    pub fn start(program: &str, args: &[String], envs: &[(String, String)]) -> ServerProcess {
+        use std::io::BufRead;
+        let mut command = std::process::Command::new(program);
+        command
+            .args(["--port", "0", "--functions-dir", ""])
+            .args(args)
+            .envs(envs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit());
+        let mut child = command.spawn().expect("the local server starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut line).expect("the local server says where it listens");
+        let base = line.trim().rsplit(' ').next().filter(|u| u.starts_with("http://")).map(str::to_owned);
+        let Some(base) = base else {
+            let _ = child.kill();
+            panic!("the local server did not start: {line:?}");
+        };
+        ServerProcess { base, http: reqwest::Client::new(), child }
+    }
+
+    /// The process id (to read its memory).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `kill -9`: the process ends at once, mid-work.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// POSTs a JSON value; returns the status and the JSON body (`null` when not JSON); `None`
+    /// when the request got no answer (the server died).
+    pub async fn try_post(&self, path: &str, body: &Value) -> Option<(u16, Value)> {
+        let r = self.http.post(self.url(path)).header("content-type", "application/json").body(body.to_string()).send().await.ok()?;
+        let status = r.status().as_u16();
+        Some((status, r.json().await.unwrap_or(Value::Null)))
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.try_post(path, body).await.expect("the server answers")
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.http.get(self.url(path)).send().await.expect("request");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+}
