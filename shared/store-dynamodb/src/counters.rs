@@ -7,11 +7,12 @@
 
 use crate::connection::Inner;
 use crate::table::{PK, WRITE_TOKEN};
+use crate::writes::{Failure, Write};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 /// The attribute holding a counter's value.
-const VALUE: &str = "n";
+pub(crate) const VALUE: &str = "n";
 
 /// Partition key of the counter `name` of `database`.
 fn counter_pk(database: &str, name: &str) -> String {
@@ -25,11 +26,33 @@ fn number(item: Option<&std::collections::HashMap<String, AttributeValue>>, name
     }
 }
 
-pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64, StoreError> {
+/// The checked partition key of the counter `name`.
+fn checked_pk(inner: &Inner, name: &str) -> Result<String, StoreError> {
     let pk = counter_pk(&inner.layout.database, name);
     if pk.len() > crate::table::MAX_KEY_BYTES {
         return Err(StoreError::Backend(format!("counter name of {} bytes is too long", name.len())));
     }
+    Ok(pk)
+}
+
+/// The write raising the counter `name` by one inside a transaction, when below `limit`
+/// (`DocumentStore::insert_counted`). A transaction cannot return the new value: read it with
+/// [`value`] once committed. (Its client request token makes the SDK's retries of a committed
+/// transaction harmless, so no write token is needed.)
+pub(crate) fn raise(inner: &Inner, name: &str, limit: Option<i64>) -> Result<Write, StoreError> {
+    Ok(Write::Raise { pk: checked_pk(inner, name)?, limit, failure: Failure::Full })
+}
+
+/// The counter's value now, read consistently (0 when missing).
+pub(crate) async fn value(inner: &Inner, name: &str) -> Result<i64, StoreError> {
+    match crate::connection::consistent_get(inner, checked_pk(inner, name)?).await? {
+        Some(item) => number(Some(&item), name),
+        None => Ok(0),
+    }
+}
+
+pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64, StoreError> {
+    let pk = checked_pk(inner, name)?;
     let token = crate::order::next_token();
     inner.stats.count_update();
     let updated = inner

@@ -10,7 +10,7 @@ use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan as ChangePlan};
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -144,7 +144,7 @@ async fn commit_with_parts(
 fn write_size(write: &Write) -> usize {
     match write {
         Write::Put { item, .. } => items::item_size(item),
-        Write::Delete { pk, .. } => pk.len(),
+        Write::Delete { pk, .. } | Write::Raise { pk, .. } => pk.len(),
     }
 }
 
@@ -169,11 +169,12 @@ async fn drop_parts(inner: &Inner, c: &Collection, id: &str, body: &Body) {
     }
 }
 
-#[async_trait]
-impl DocumentStore for DynamoStore {
-    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
-        if docs.is_empty() {
-            return Ok(());
+impl DynamoStore {
+    /// Inserts `docs` (their items and unique markers) with `extra` in one transaction; false
+    /// when `extra`'s condition failed (nothing written).
+    async fn insert_with(&self, docs: Vec<(&'static str, Json)>, extra: Option<Write>) -> Result<bool, StoreError> {
+        if docs.is_empty() && extra.is_none() {
+            return Ok(true);
         }
         let mut prepared: Vec<(&Collection, Prepared)> = Vec::with_capacity(docs.len());
         for (collection, doc) in &docs {
@@ -197,7 +198,8 @@ impl DocumentStore for DynamoStore {
                 }
             }
         }
-        let writes = insert_writes(&prepared);
+        let mut writes = insert_writes(&prepared);
+        writes.extend(extra);
         if writes.len() > MAX_TRANSACTION_ITEMS {
             return Err(StoreError::Backend(format!(
                 "an insert of {} documents needs {} writes, more than DynamoDB's {MAX_TRANSACTION_ITEMS} per transaction",
@@ -208,10 +210,26 @@ impl DocumentStore for DynamoStore {
         let with_parts: Vec<(&Collection, &Prepared)> =
             prepared.iter().map(|(c, p)| (*c, p)).filter(|(_, p)| !p.parts.is_empty()).collect();
         match commit_with_parts(&self.inner, writes, &with_parts).await? {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(true),
             Err(Failure::Duplicate { collection, fields }) => Err(StoreError::Duplicate { collection, fields }),
+            Err(Failure::Full) => Ok(false),
             Err(Failure::Changed) => Err(StoreError::Backend("an insert failed on a write that cannot fail".to_string())),
         }
+    }
+}
+
+#[async_trait]
+impl DocumentStore for DynamoStore {
+    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
+        self.insert_with(docs, None).await.map(|_| ())
+    }
+
+    async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
+        let raise = crate::counters::raise(&self.inner, counter, limit)?;
+        if !self.insert_with(docs, Some(raise)).await? {
+            return Ok(Counted::Full);
+        }
+        Ok(Counted::Stored(crate::counters::value(&self.inner, counter).await?))
     }
 
     async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
@@ -267,6 +285,7 @@ impl DocumentStore for DynamoStore {
                     return Ok(true);
                 }
                 Err(Failure::Changed) => continue,
+                Err(Failure::Full) => return Err(StoreError::Backend("a write raised no counter, yet one was full".to_string())),
                 Err(Failure::Duplicate { collection, fields }) => return Err(StoreError::Duplicate { collection, fields }),
             }
         }
@@ -298,6 +317,7 @@ impl DocumentStore for DynamoStore {
                     return Ok(true);
                 }
                 Err(Failure::Changed) => continue,
+                Err(Failure::Full) => return Err(StoreError::Backend("a write raised no counter, yet one was full".to_string())),
                 Err(Failure::Duplicate { collection, fields }) => return Err(StoreError::Duplicate { collection, fields }),
             }
         }
@@ -306,5 +326,9 @@ impl DocumentStore for DynamoStore {
 
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
         crate::counters::increment(&self.inner, counter, by).await
+    }
+
+    async fn counter(&self, counter: &str) -> Result<i64, StoreError> {
+        crate::counters::value(&self.inner, counter).await
     }
 }

@@ -8,7 +8,7 @@ use crate::table::{PK, WRITE_TOKEN};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update};
 use std::time::Duration;
 
 /// Most writes one `TransactWriteItems` takes (a DynamoDB limit).
@@ -37,19 +37,35 @@ pub(crate) enum Failure {
     Duplicate { collection: String, fields: String },
     /// The document changed since it was read: read it again.
     Changed,
+    /// A counter raised with the write was at its limit.
+    Full,
 }
 
 /// One write.
 #[derive(Debug, Clone)]
 pub(crate) enum Write {
-    Put { item: Item, condition: Condition, failure: Failure },
-    Delete { pk: String, condition: Condition, failure: Failure },
+    Put {
+        item: Item,
+        condition: Condition,
+        failure: Failure,
+    },
+    Delete {
+        pk: String,
+        condition: Condition,
+        failure: Failure,
+    },
+    /// `ADD 1` to the counter item `pk`, when it is below `limit` (fails as [`Failure::Full`]).
+    Raise {
+        pk: String,
+        limit: Option<i64>,
+        failure: Failure,
+    },
 }
 
 impl Write {
     fn failure(&self) -> &Failure {
         match self {
-            Write::Put { failure, .. } | Write::Delete { failure, .. } => failure,
+            Write::Put { failure, .. } | Write::Delete { failure, .. } | Write::Raise { failure, .. } => failure,
         }
     }
 }
@@ -68,7 +84,7 @@ fn expression(condition: Condition) -> (Option<&'static str>, Option<AttributeVa
 pub(crate) async fn commit(inner: &Inner, writes: Vec<Write>) -> Result<Result<(), Failure>, StoreError> {
     match writes.len() {
         0 => Ok(Ok(())),
-        1 => single(inner, writes.into_iter().next().expect("one write")).await,
+        1 if !matches!(writes[0], Write::Raise { .. }) => single(inner, writes.into_iter().next().expect("one write")).await,
         n if n > MAX_TRANSACTION_ITEMS => Err(StoreError::Backend(format!(
             "a write of {n} items exceeds DynamoDB's {MAX_TRANSACTION_ITEMS} items per transaction \
              (each document counts once, plus one per unique set, plus its parts when large)"
@@ -102,6 +118,7 @@ async fn single(inner: &Inner, write: Write) -> Result<Result<(), Failure>, Stor
                 },
             }
         }
+        Write::Raise { .. } => transaction(inner, vec![write]).await,
         Write::Delete { pk, condition, failure } => {
             inner.stats.count_delete();
             let (expr, ver) = expression(condition);
@@ -180,6 +197,20 @@ fn transact_item(inner: &Inner, write: &Write) -> Result<TransactWriteItem, Stor
                 delete = delete.expression_attribute_values(":ver", ver);
             }
             TransactWriteItem::builder().delete(delete.build().map_err(build_error)?).build()
+        }
+        Write::Raise { pk, limit, .. } => {
+            let mut update = Update::builder()
+                .table_name(&inner.table)
+                .key(PK, AttributeValue::S(pk.clone()))
+                .update_expression("ADD #n :one")
+                .expression_attribute_names("#n", crate::counters::VALUE)
+                .expression_attribute_values(":one", AttributeValue::N("1".into()));
+            if let Some(limit) = limit {
+                // A missing counter counts as 0: below any positive limit.
+                let condition = if *limit > 0 { "attribute_not_exists(#n) OR #n < :limit" } else { "#n < :limit" };
+                update = update.condition_expression(condition).expression_attribute_values(":limit", AttributeValue::N(limit.to_string()));
+            }
+            TransactWriteItem::builder().update(update.build().map_err(build_error)?).build()
         }
     })
 }

@@ -22,7 +22,7 @@ use crate::writer::Writer;
 use agora_filter::Filter;
 use agora_store::change::apply;
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
@@ -132,6 +132,7 @@ impl Inner {
 
 /// The table of counters ([`DocumentStore::increment`]): beside the collections, in no query.
 const COUNTERS_TABLE: &str = "_agora_counters";
+const COUNTER_SQL: &str = "SELECT value FROM _agora_counters WHERE name = ?1";
 const INCREMENT_SQL: &str = "INSERT INTO _agora_counters (name, value) VALUES (?1, ?2) \
      ON CONFLICT (name) DO UPDATE SET value = value + excluded.value RETURNING value";
 
@@ -329,28 +330,32 @@ impl DocumentStore for EmbeddedStore {
         if docs.is_empty() {
             return Ok(());
         }
-        let mut rows = Vec::with_capacity(docs.len());
-        for (collection, doc) in docs {
-            let table = self.table(collection)?;
-            let fields = top_level(doc.get()).map_err(|r| invalid(&table, r))?;
-            let key = key_of(&fields, table.spec.key).map_err(|r| invalid(&table, r))?;
-            let columns: Vec<SqlValue> = table.columns.iter().map(|c| column_value(&fields, c.field)).collect();
-            drop(fields);
-            rows.push((table, key, doc, columns));
-        }
+        let rows = self.rows(docs)?;
+        self.inner.writer.write(move |conn| insert_rows(conn, &rows)).await
+    }
+
+    async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
+        let rows = self.rows(docs)?;
+        let counter = counter.to_string();
         self.inner
             .writer
             .write(move |conn| {
-                for (table, key, doc, columns) in &rows {
-                    let mut stmt = conn.prepare_cached(&table.sql.insert).map_err(backend)?;
-                    stmt.execute(params_from_iter(
-                        [rusqlite::types::ToSqlOutput::from(key.as_str()), stored_form(doc.get())]
-                            .into_iter()
-                            .chain(columns.iter().map(rusqlite::types::ToSqlOutput::from)),
-                    ))
-                    .map_err(|e| write_error(table, e))?;
+                let now: i64 = conn
+                    .prepare_cached(COUNTER_SQL)
+                    .and_then(|mut stmt| stmt.query_row(params![counter], |row| row.get(0)).optional())
+                    .map_err(backend)?
+                    .unwrap_or(0);
+                if limit.is_some_and(|l| now >= l) {
+                    // A duplicate is reported before a full counter: try the inserts, undo them.
+                    exec(conn, "SAVEPOINT agora_probe")?;
+                    let probe = insert_rows(conn, &rows);
+                    exec(conn, "ROLLBACK TO agora_probe")?;
+                    exec(conn, "RELEASE agora_probe")?;
+                    return probe.map(|()| Counted::Full);
                 }
-                Ok(())
+                insert_rows(conn, &rows)?;
+                let mut stmt = conn.prepare_cached(INCREMENT_SQL).map_err(backend)?;
+                stmt.query_row(params![counter, 1_i64], |row| row.get(0)).map(Counted::Stored).map_err(backend)
             })
             .await
     }
@@ -452,6 +457,44 @@ impl DocumentStore for EmbeddedStore {
             })
             .await
     }
+}
+
+/// One row to insert: its table, key, document and indexed column values.
+type Row = (Arc<Table>, String, Json, Vec<SqlValue>);
+
+impl EmbeddedStore {
+    /// The rows of `docs`, checked before anything is written.
+    fn rows(&self, docs: Vec<(&'static str, Json)>) -> Result<Vec<Row>, StoreError> {
+        let mut rows = Vec::with_capacity(docs.len());
+        for (collection, doc) in docs {
+            let table = self.table(collection)?;
+            let fields = top_level(doc.get()).map_err(|r| invalid(&table, r))?;
+            let key = key_of(&fields, table.spec.key).map_err(|r| invalid(&table, r))?;
+            let columns: Vec<SqlValue> = table.columns.iter().map(|c| column_value(&fields, c.field)).collect();
+            drop(fields);
+            rows.push((table, key, doc, columns));
+        }
+        Ok(rows)
+    }
+}
+
+/// Inserts `rows` on the open write transaction.
+fn insert_rows(conn: &Connection, rows: &[Row]) -> Result<(), StoreError> {
+    for (table, key, doc, columns) in rows {
+        let mut stmt = conn.prepare_cached(&table.sql.insert).map_err(backend)?;
+        stmt.execute(params_from_iter(
+            [rusqlite::types::ToSqlOutput::from(key.as_str()), stored_form(doc.get())]
+                .into_iter()
+                .chain(columns.iter().map(rusqlite::types::ToSqlOutput::from)),
+        ))
+        .map_err(|e| write_error(table, e))?;
+    }
+    Ok(())
+}
+
+/// Runs a statement of transaction control.
+fn exec(conn: &Connection, sql: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(sql).and_then(|mut stmt| stmt.execute([])).map(|_| ()).map_err(backend)
 }
 
 #[cfg(test)]

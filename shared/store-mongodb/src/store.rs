@@ -6,7 +6,7 @@ use crate::error::{backend, is_duplicate_key, write_error, NO_TRANSACTIONS};
 use crate::indexes;
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan};
-use agora_store::{Change, CollectionSpec, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, CollectionSpec, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
 use async_trait::async_trait;
 use bson::{doc, Document, RawDocumentBuf};
 use mongodb::error::{Error, TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
@@ -125,31 +125,114 @@ impl MongoStore {
             .ok_or_else(|| StoreError::UnknownCollection(collection.to_string()))
     }
 
-    /// Inserts `docs` (consecutive documents of one collection grouped into one `insertMany`) in
-    /// one transaction, retried while it fails for a transient reason.
-    async fn insert_in_transaction(&self, groups: &[(&Coll, Vec<RawDocumentBuf>)]) -> Result<(), StoreError> {
+    /// Inserts `groups` (each one `insertMany`) in one transaction, raising `counted`'s counter
+    /// in it when given (within its limit), retried while it fails for a transient reason (a
+    /// write conflict with a concurrent transaction on the same counter, a primary stepping
+    /// down).
+    async fn insert_in_transaction(
+        &self,
+        groups: &[(&Coll, Vec<RawDocumentBuf>)],
+        counted: Option<(&str, Option<i64>)>,
+    ) -> Result<Counted, StoreError> {
         let mut session = self.inner.client.start_session().await.map_err(|e| backend("starting a session", &e))?;
         let deadline = Instant::now() + TRANSACTION_RETRY_TIME;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             session.start_transaction().await.map_err(|e| backend("starting a transaction", &e))?;
-            if let Err((spec, e)) = insert_groups(&mut session, groups).await {
-                // The server has aborted it already on most errors; abort whatever is left.
-                let _ = session.abort_transaction().await;
-                if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline {
-                    tracing::debug!(attempt, error = %e, "insert transaction failed transiently; retrying");
-                    backoff(attempt).await;
-                    continue;
+            let written = match insert_groups(&mut session, groups).await {
+                Ok(()) => match counted {
+                    None => Ok(Some(0)),
+                    Some((counter, limit)) => self.raise_counter(&mut session, counter, limit).await.map_err(|e| (None, e)),
+                },
+                Err((spec, e)) => Err((Some(spec), e)),
+            };
+            let value = match written {
+                Ok(Some(value)) => value,
+                Ok(None) => {
+                    // The counter is missing or at its limit: nothing is written either way.
+                    let _ = session.abort_transaction().await;
+                    let (counter, _) = counted.expect("only a counted insert reads a counter");
+                    if self.create_counter(counter).await? {
+                        continue;
+                    }
+                    return Ok(Counted::Full);
                 }
-                return Err(write_error(spec, "insert", &e));
-            }
+                Err((spec, e)) => {
+                    // The server has aborted it already on most errors; abort whatever is left.
+                    let _ = session.abort_transaction().await;
+                    if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline {
+                        tracing::debug!(attempt, error = %e, "insert transaction failed transiently; retrying");
+                        backoff(attempt).await;
+                        continue;
+                    }
+                    return Err(match spec {
+                        Some(spec) => write_error(spec, "insert", &e),
+                        None => backend("raising a counter", &e),
+                    });
+                }
+            };
             match commit(&mut session, deadline).await {
-                Ok(()) => return Ok(()),
+                Ok(()) => return Ok(Counted::Stored(value)),
                 Err(e) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline => backoff(attempt).await,
                 Err(e) => return Err(backend("committing an insert", &e)),
             }
         }
+    }
+
+    /// Adds 1 to `counter` in the session's transaction when it is below `limit`; its new value,
+    /// or `None` when the counter is missing or at its limit.
+    async fn raise_counter(&self, session: &mut ClientSession, counter: &str, limit: Option<i64>) -> Result<Option<i64>, Error> {
+        let filter = match limit {
+            Some(l) => doc! {ID_FIELD: counter, "value": {"$lt": l}},
+            None => doc! {ID_FIELD: counter},
+        };
+        let updated = self
+            .inner
+            .counters
+            .find_one_and_update(filter, doc! {"$inc": {"value": 1_i64}})
+            .return_document(mongodb::options::ReturnDocument::After)
+            .session(session)
+            .await?;
+        Ok(updated.and_then(|d| counter_value(&d)))
+    }
+
+    /// Creates the counter at 0 if it is missing; returns whether it was missing.
+    async fn create_counter(&self, counter: &str) -> Result<bool, StoreError> {
+        let counters = &self.inner.counters;
+        if counters.find_one(doc! {ID_FIELD: counter}).await.map_err(|e| backend("reading a counter", &e))?.is_some() {
+            return Ok(false);
+        }
+        match counters.insert_one(doc! {ID_FIELD: counter, "value": 0_i64}).await {
+            Ok(_) => Ok(true),
+            // Created meanwhile by a concurrent first write.
+            Err(e) if is_duplicate_key(&e) => Ok(true),
+            Err(e) => Err(backend("creating a counter", &e)),
+        }
+    }
+
+    /// `docs` checked and converted, consecutive documents of one collection grouped (one
+    /// `insertMany` each).
+    fn groups<'s>(&'s self, docs: &[(&'static str, Json)]) -> Result<Vec<(&'s Coll, Vec<RawDocumentBuf>)>, StoreError> {
+        let mut groups: Vec<(&Coll, Vec<RawDocumentBuf>)> = Vec::new();
+        for (collection, json) in docs {
+            let coll = self.coll(collection)?;
+            let raw = insert_document(coll.spec, json)?;
+            match groups.last_mut() {
+                Some((last, group)) if std::ptr::eq(*last, coll) => group.push(raw),
+                _ => groups.push((coll, vec![raw])),
+            }
+        }
+        Ok(groups)
+    }
+}
+
+/// A counter document's value.
+fn counter_value(doc: &Document) -> Option<i64> {
+    match doc.get("value") {
+        Some(bson::Bson::Int64(n)) => Some(*n),
+        Some(bson::Bson::Int32(n)) => Some(i64::from(*n)),
+        _ => None,
     }
 }
 
@@ -225,23 +308,20 @@ fn json_of(spec: &CollectionSpec, doc: &bson::RawDocument) -> Result<Json, Store
 impl DocumentStore for MongoStore {
     async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
         // Check and convert every document before writing any.
-        let mut groups: Vec<(&Coll, Vec<RawDocumentBuf>)> = Vec::new();
-        for (collection, json) in &docs {
-            let coll = self.coll(collection)?;
-            let raw = insert_document(coll.spec, json)?;
-            match groups.last_mut() {
-                Some((last, group)) if std::ptr::eq(*last, coll) => group.push(raw),
-                _ => groups.push((coll, vec![raw])),
-            }
-        }
+        let groups = self.groups(&docs)?;
         match groups.as_slice() {
             [] => Ok(()),
             [(coll, group)] if group.len() == 1 => {
                 coll.handle.insert_one(&group[0]).await.map_err(|e| write_error(coll.spec, "insert", &e))?;
                 Ok(())
             }
-            _ => self.insert_in_transaction(&groups).await,
+            _ => self.insert_in_transaction(&groups, None).await.map(|_| ()),
         }
+    }
+
+    async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
+        let groups = self.groups(&docs)?;
+        self.insert_in_transaction(&groups, Some((counter, limit))).await
     }
 
     async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
@@ -298,6 +378,15 @@ impl DocumentStore for MongoStore {
         let coll = self.coll(collection)?;
         let result = coll.handle.delete_one(keyed_filter(coll.spec, id, condition)?).await.map_err(|e| backend("delete", &e))?;
         Ok(result.deleted_count == 1)
+    }
+
+    async fn counter(&self, counter: &str) -> Result<i64, StoreError> {
+        let found = self.inner.counters.find_one(doc! {ID_FIELD: counter}).await.map_err(|e| backend("reading a counter", &e))?;
+        match found {
+            None => Ok(0),
+            Some(doc) => counter_value(&doc)
+                .ok_or_else(|| StoreError::Backend(format!("counter {counter} holds {:?}, not an integer", doc.get("value")))),
+        }
     }
 
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {

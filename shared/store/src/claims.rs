@@ -5,8 +5,12 @@
 //! which every service's [`DatabaseSpec`](crate::DatabaseSpec) lists:
 //!
 //! ```json
-//! {"claim_id": "evaluate:task_1", "claimed_at": "2026-10-22T10:00:00.481203", "expires_at": "2026-10-22T10:05:00.481203"}
+//! {"claim_id": "evaluate:task_1", "claimed_at": "2026-10-22T10:00:00.481203", "expires_at": "2026-10-22T10:05:00.481203", "holder": "9b1f…"}
 //! ```
+//!
+//! A holder that works longer than a lease keeps its claim alive ([`Claims::renew`], with the
+//! [`Lease`] [`Claims::take`] gave it): a short lease then bounds how long a crashed holder
+//! blocks the work. [`Claims::settle`] makes a claim permanent once its work is handed on.
 //!
 //! Taking one inserts that document; when it exists already, the claim is taken over only if
 //! its lease has run out (`expires_at < now`, in one conditional write, so that one taker wins);
@@ -34,6 +38,26 @@ pub enum Claim {
     Held,
 }
 
+/// A claim this caller holds: its key and the holder token that [`Claims::renew`] checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub key: String,
+    holder: String,
+}
+
+/// What [`Claims::state`] found of a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimState {
+    /// Nobody holds it.
+    Free,
+    /// Held, and never expires.
+    Settled,
+    /// Held, with its lease running.
+    Live,
+    /// Held, with its lease run out: its holder is gone or late, and anyone may take it over.
+    Expired,
+}
+
 /// The claims of one database. Cheap to clone.
 #[derive(Clone)]
 pub struct Claims {
@@ -55,18 +79,55 @@ impl Claims {
     /// Takes the claim `key` at `now`: inserts it, or takes it over when its lease (if any) has
     /// expired. `lease = None` makes a claim that never expires.
     pub async fn claim(&self, key: &str, now: DateTime<Utc>, lease: Option<chrono::Duration>) -> Result<Claim, StoreError> {
+        Ok(if self.take(key, now, lease).await?.is_some() { Claim::Won } else { Claim::Held })
+    }
+
+    /// [`Claims::claim`], returning the [`Lease`] to renew it with when won.
+    pub async fn take(&self, key: &str, now: DateTime<Utc>, lease: Option<chrono::Duration>) -> Result<Option<Lease>, StoreError> {
+        let holder = uuid::Uuid::new_v4().simple().to_string();
         let expires_at = lease.map(|l| format_datetime(&(now + l)));
-        let doc = json!({"claim_id": key, "claimed_at": format_datetime(&now), "expires_at": expires_at});
-        match self.store.insert(vec![(COLLECTION.name, crate::to_json(&doc))]).await {
-            Ok(()) => Ok(Claim::Won),
+        let doc = json!({"claim_id": key, "claimed_at": format_datetime(&now), "expires_at": expires_at, "holder": holder});
+        let won = match self.store.insert(vec![(COLLECTION.name, crate::to_json(&doc))]).await {
+            Ok(()) => true,
             Err(StoreError::Duplicate { .. }) => {
                 // Expired leases can be taken over; a claim without a lease (null) never expires.
                 let expired = Filter::must(json!({"expires_at": {"$lt": format_datetime(&now)}}));
-                let taken = self.store.update(COLLECTION.name, key, &expired, &Change::set(&doc)).await?;
-                Ok(if taken { Claim::Won } else { Claim::Held })
+                self.store.update(COLLECTION.name, key, &expired, &Change::set(&doc)).await?
             }
-            Err(e) => Err(e),
+            Err(e) => return Err(e),
+        };
+        Ok(won.then(|| Lease { key: key.to_owned(), holder }))
+    }
+
+    /// Extends a claim this caller still holds to `now + lease`. Returns false when it was
+    /// taken over (its lease ran out first) or released: the caller no longer holds it.
+    pub async fn renew(&self, held: &Lease, now: DateTime<Utc>, lease: chrono::Duration) -> Result<bool, StoreError> {
+        let ours = Filter::must(json!({"holder": held.holder}));
+        let change = Change::set(&json!({"expires_at": format_datetime(&(now + lease))}));
+        self.store.update(COLLECTION.name, &held.key, &ours, &change).await
+    }
+
+    /// Makes the claim `key` permanent (its work has been handed on: a queue holds it now).
+    /// Returns whether it was held.
+    pub async fn settle(&self, key: &str) -> Result<bool, StoreError> {
+        self.store.update(COLLECTION.name, key, &Filter::all(), &Change::set(&json!({"expires_at": null}))).await
+    }
+
+    /// Whether the claim `key` is free, settled, live or expired at `now`.
+    pub async fn state(&self, key: &str, now: DateTime<Utc>) -> Result<ClaimState, StoreError> {
+        let Some(doc) = self.store.get(COLLECTION.name, key).await? else { return Ok(ClaimState::Free) };
+        #[derive(serde::Deserialize)]
+        struct Expiry {
+            #[serde(default)]
+            expires_at: Option<String>,
         }
+        let expiry: Expiry = serde_json::from_str(doc.get())
+            .map_err(|e| StoreError::InvalidDocument { collection: COLLECTION.name.into(), reason: format!("claim {key}: {e}") })?;
+        Ok(match expiry.expires_at {
+            None => ClaimState::Settled,
+            Some(at) if at.as_str() >= format_datetime(&now).as_str() => ClaimState::Live,
+            Some(_) => ClaimState::Expired,
+        })
     }
 
     /// Gives the claim `key` back so that a later attempt can take it. Returns whether it was
@@ -83,14 +144,6 @@ impl Claims {
     /// Whether the claim `key` is held at `now` with its lease not run out: exactly when
     /// [`Claims::claim`] at `now` would find it [`Claim::Held`].
     pub async fn live(&self, key: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
-        let Some(doc) = self.store.get(COLLECTION.name, key).await? else { return Ok(false) };
-        #[derive(serde::Deserialize)]
-        struct Lease {
-            #[serde(default)]
-            expires_at: Option<String>,
-        }
-        let lease: Lease = serde_json::from_str(doc.get())
-            .map_err(|e| StoreError::InvalidDocument { collection: COLLECTION.name.into(), reason: format!("claim {key}: {e}") })?;
-        Ok(lease.expires_at.is_none_or(|at| at.as_str() >= format_datetime(&now).as_str()))
+        Ok(matches!(self.state(key, now).await?, ClaimState::Settled | ClaimState::Live))
     }
 }

@@ -113,6 +113,16 @@ pub enum StoreError {
     Backend(String),
 }
 
+/// What [`DocumentStore::insert_counted`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// The documents are stored and the counter raised; its value after this insert (on
+    /// DynamoDB read right after the commit, so it may include inserts that committed since).
+    Stored(i64),
+    /// The counter had reached its limit: nothing was written.
+    Full,
+}
+
 /// A document store. Every method is atomic on its own; `insert` is atomic across all the
 /// documents it is given.
 #[async_trait]
@@ -142,11 +152,24 @@ pub trait DocumentStore: Send + Sync + 'static {
     /// Deletes the document keyed `id` if it matches `condition`. Returns whether it did.
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError>;
 
+    /// Inserts `docs` as [`DocumentStore::insert`] does and adds 1 to the counter `counter` in
+    /// the same atomic write: both or neither, so that no crash can leave the documents stored
+    /// and not counted (or counted and not stored). With `limit`, nothing is written when the
+    /// counter is already at `limit` or above ([`Counted::Full`]). When the documents are
+    /// duplicates and the counter is full, the duplicate is reported.
+    async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError>;
+
     /// Adds `by` to the counter named `counter` (a missing counter counts from 0) and returns
     /// its new value, atomically: concurrent increments each see a value of their own. Counters
     /// live beside the collections, never in them: no `get`, `find` or API sees them; each
     /// database has its own.
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError>;
+
+    /// The counter's value (0 when it was never raised), read without changing it. Adapters
+    /// whose `increment` by 0 would be a write override it with a read.
+    async fn counter(&self, counter: &str) -> Result<i64, StoreError> {
+        self.increment(counter, 0).await
+    }
 }
 
 impl StoreError {

@@ -13,7 +13,7 @@
 //! booleans (numbers by value: `1` equals `1.0`), as the embedded and DynamoDB stores do.
 
 use crate::change::apply;
-use crate::{Change, CollectionSpec, DatabaseSpec, DocumentStore, Json, StoreError};
+use crate::{Change, CollectionSpec, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
 use agora_filter::Filter;
 use async_trait::async_trait;
 use serde_json::value::RawValue;
@@ -175,20 +175,19 @@ impl State {
     }
 }
 
-#[async_trait]
-impl DocumentStore for MemoryStore {
-    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
-        let mut state = self.state();
+impl State {
+    /// Inserts `docs`, all or none, raising `counted`'s counter with them (within its limit).
+    fn insert(&mut self, docs: Vec<(&'static str, Json)>, counted: Option<(&str, Option<i64>)>) -> Result<Counted, StoreError> {
         let mut prepared = Vec::with_capacity(docs.len());
         for (collection, doc) in docs {
-            let c = state.collection(collection)?;
+            let c = self.collection(collection)?;
             let (key, value, unique) = c.read(&doc)?;
             prepared.push((collection, key, doc, value, unique));
         }
         let mut keys: HashSet<(&str, &str)> = HashSet::new();
         let mut uniques: HashSet<(&str, usize, &str)> = HashSet::new();
         for (collection, key, _, _, unique) in &prepared {
-            let c = state.collection(collection)?;
+            let c = self.collection(collection)?;
             if c.keys.contains_key(key) || !keys.insert((collection, key)) {
                 return Err(c.duplicate(c.spec.key));
             }
@@ -199,10 +198,21 @@ impl DocumentStore for MemoryStore {
                 }
             }
         }
+        let count = match counted {
+            None => None,
+            Some((counter, limit)) => {
+                let now = self.counters.get(counter).copied().unwrap_or(0);
+                if limit.is_some_and(|l| now >= l) {
+                    return Ok(Counted::Full);
+                }
+                self.counters.insert(counter.to_string(), now + 1);
+                Some(now + 1)
+            }
+        };
         for (collection, key, text, value, unique) in prepared {
-            let seq = state.next_seq;
-            state.next_seq += 1;
-            let c = state.collection_mut(collection)?;
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            let c = self.collection_mut(collection)?;
             for (i, encoded) in unique.iter().enumerate() {
                 if let Some(encoded) = encoded {
                     c.unique[i].insert(encoded.clone(), key.clone());
@@ -211,7 +221,18 @@ impl DocumentStore for MemoryStore {
             c.keys.insert(key, seq);
             c.docs.insert(seq, Stored { text, value, unique });
         }
-        Ok(())
+        Ok(count.map_or(Counted::Stored(0), Counted::Stored))
+    }
+}
+
+#[async_trait]
+impl DocumentStore for MemoryStore {
+    async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
+        self.state().insert(docs, None).map(|_| ())
+    }
+
+    async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
+        self.state().insert(docs, Some((counter, limit)))
     }
 
     async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {

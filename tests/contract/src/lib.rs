@@ -68,7 +68,7 @@ pub mod __private {
     use std::sync::Arc;
 
     pub use agora_filter::Filter;
-    pub use agora_store::{Change, DocumentStore as Store, Json, StoreError};
+    pub use agora_store::{Change, Counted, DocumentStore as Store, Json, StoreError};
     pub use async_trait::async_trait;
 
     /// What the setup block returned.
@@ -146,10 +146,13 @@ macro_rules! contract_tests {
             find_and_count_thousands,
             increment_counts_from_zero,
             increment_under_race,
+            insert_counted_stores_and_counts,
+            insert_counted_under_race,
             claims_won_once_under_race,
             claims_held_until_the_lease_expires,
             claims_live_until_the_lease_expires,
             claims_release_then_reclaim,
+            claims_renewed_by_their_holder_and_settled,
         );
         $crate::contract_tests!(@opener_cases ($setup)
             two_databases_side_by_side,
@@ -205,6 +208,14 @@ macro_rules! delegate_store {
             async fn insert(&self, docs: Vec<(&'static str, $crate::__private::Json)>) -> Result<(), $crate::__private::StoreError> {
                 self.$field.insert(docs).await
             }
+            async fn insert_counted(
+                &self,
+                docs: Vec<(&'static str, $crate::__private::Json)>,
+                counter: &str,
+                limit: Option<i64>,
+            ) -> Result<$crate::__private::Counted, $crate::__private::StoreError> {
+                self.$field.insert_counted(docs, counter, limit).await
+            }
             async fn get(&self, collection: &str, id: &str) -> Result<Option<$crate::__private::Json>, $crate::__private::StoreError> {
                 self.$field.get(collection, id).await
             }
@@ -244,6 +255,9 @@ macro_rules! delegate_store {
                 let $this = self;
                 $increment
             }
+            async fn counter(&self, counter: &str) -> Result<i64, $crate::__private::StoreError> {
+                self.$field.counter(counter).await
+            }
         }
     };
 }
@@ -279,6 +293,9 @@ mod tests {
         }
         async fn delete(&self, _: &str, _: &str, _: &Filter) -> Result<bool, StoreError> {
             Ok(false)
+        }
+        async fn insert_counted(&self, _: Vec<(&'static str, Json)>, _: &str, _: Option<i64>) -> Result<agora_store::Counted, StoreError> {
+            Ok(agora_store::Counted::Full)
         }
         async fn increment(&self, _: &str, by: i64) -> Result<i64, StoreError> {
             Ok(by)

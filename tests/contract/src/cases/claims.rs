@@ -5,7 +5,7 @@
 use crate::check::*;
 use crate::spec::{CLAIMS, SECOND_DB};
 use crate::{Opener, SharedStore, CONTRACT_DB};
-use agora_store::claims::{Claim, Claims};
+use agora_store::claims::{Claim, ClaimState, Claims};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::json;
 use std::sync::Arc;
@@ -30,12 +30,14 @@ pub async fn claims_won_once_under_race(store: SharedStore) {
     let won = results.iter().filter(|r| **r == Ok(Claim::Won)).count();
     assert_eq!(won, 1, "exactly one claimer wins: {results:?}");
     assert!(results.iter().all(|r| matches!(r, Ok(Claim::Won | Claim::Held))), "{results:?}");
-    let stored = get_value(&store, CLAIMS, "evaluate:task_x").await.expect("stored");
+    let mut stored = get_value(&store, CLAIMS, "evaluate:task_x").await.expect("stored");
+    let holder = stored["holder"].take();
+    assert!(holder.as_str().is_some_and(|h| h.len() == 32), "a holder token: {holder}");
     assert_eq!(
         stored,
-        json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000"})
+        json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000", "holder": null})
     );
-    assert_eq!(keys(&stored), ["claim_id", "claimed_at", "expires_at"]);
+    assert_eq!(keys(&stored), ["claim_id", "claimed_at", "expires_at", "holder"]);
     assert!(claims.held("evaluate:task_x").await.expect("held"));
 }
 
@@ -53,10 +55,11 @@ pub async fn claims_held_until_the_lease_expires(store: SharedStore) {
     })
     .await;
     assert_eq!(results.iter().filter(|r| **r == Ok(Claim::Won)).count(), 1, "one claimer takes the expired claim over: {results:?}");
-    let stored = get_value(&store, CLAIMS, "start:task_a").await.expect("stored");
+    let mut stored = get_value(&store, CLAIMS, "start:task_a").await.expect("stored");
+    stored["holder"].take();
     assert_eq!(
         stored,
-        json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000"})
+        json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000", "holder": null})
     );
 
     assert_eq!(claims.claim("trigger:task_a", at(0, 0), None).await.expect("claim"), Claim::Won);
@@ -103,4 +106,32 @@ pub async fn claims_of_two_databases_are_independent(open: Opener) {
     assert!(first.release("start:job_1").await.expect("release"));
     assert!(second.held("start:job_1").await.expect("held"));
     assert_eq!(second.claim("start:job_1", at(1, 0), lease(5)).await.expect("claim"), Claim::Held);
+}
+
+/// A holder renews its lease while it works; once the lease has run out and another took the
+/// claim over, the first holder's renewal fails. A settled claim never expires.
+pub async fn claims_renewed_by_their_holder_and_settled(store: SharedStore) {
+    let claims = Claims::new(Arc::clone(&store));
+    assert_eq!(claims.state("evaluate:task_r", at(0, 0)).await.unwrap(), ClaimState::Free);
+    let first = claims.take("evaluate:task_r", at(0, 0), lease(1)).await.unwrap().expect("won");
+    assert_eq!(claims.take("evaluate:task_r", at(0, 30), lease(1)).await.unwrap(), None, "held");
+    assert_eq!(claims.state("evaluate:task_r", at(0, 30)).await.unwrap(), ClaimState::Live);
+    // Renewed at 0:50 for a minute: still live at 1:30, when the first lease would have run out.
+    assert!(claims.renew(&first, at(0, 50), Duration::minutes(1)).await.unwrap());
+    assert_eq!(claims.state("evaluate:task_r", at(1, 30)).await.unwrap(), ClaimState::Live);
+    assert_eq!(claims.take("evaluate:task_r", at(1, 30), lease(1)).await.unwrap(), None);
+    // Not renewed again: expired at 2:00, and taken over.
+    assert_eq!(claims.state("evaluate:task_r", at(2, 0)).await.unwrap(), ClaimState::Expired);
+    let second = claims.take("evaluate:task_r", at(2, 0), lease(1)).await.unwrap().expect("taken over");
+    assert!(!claims.renew(&first, at(2, 1), Duration::minutes(1)).await.unwrap(), "the first holder lost it");
+    assert!(claims.renew(&second, at(2, 1), Duration::minutes(1)).await.unwrap());
+    // Settled: never expires, never taken over; released, free again.
+    assert!(claims.settle("evaluate:task_r").await.unwrap());
+    assert_eq!(claims.state("evaluate:task_r", at(59, 0)).await.unwrap(), ClaimState::Settled);
+    assert!(claims.live("evaluate:task_r", at(59, 0)).await.unwrap());
+    assert_eq!(claims.take("evaluate:task_r", at(59, 0), lease(1)).await.unwrap(), None);
+    assert!(!claims.settle("evaluate:task_none").await.unwrap(), "nothing to settle");
+    assert!(claims.release("evaluate:task_r").await.unwrap());
+    assert!(!claims.renew(&second, at(59, 0), Duration::minutes(1)).await.unwrap(), "released");
+    assert_eq!(claims.state("evaluate:task_r", at(59, 0)).await.unwrap(), ClaimState::Free);
 }
