@@ -1,13 +1,14 @@
 //! `voting-start-tasks`: fired by a task's one-shot EventBridge Scheduler schedule (input
 //! `{"social_task_id": "..."}`, `agora_voting_core::work::start_request`) and by the
 //! `rate(1 minute)` sweep rule (a scheduled event). Both go through the same core flow, which
-//! starts a task once.
+//! starts a task once. The sweep also runs the repair sweep, which requests again the
+//! evaluation of every stalled started task (`agora_voting_core::flows::repair`).
 
-use agora_voting_core::{StartOutcome, Starter, VotingError};
+use agora_voting_core::{Repairer, StartOutcome, Starter, VotingError};
 use serde_json::{json, Value};
 
 /// Handles one event; returns a summary for the invocation result.
-pub async fn handle(starter: &Starter, event: &Value) -> Result<Value, VotingError> {
+pub async fn handle(starter: &Starter, repairer: &Repairer, event: &Value) -> Result<Value, VotingError> {
     match parse_start_event(event) {
         StartRequest::Task(id) => {
             let outcome = starter.start_task(&id).await?;
@@ -18,7 +19,11 @@ pub async fn handle(starter: &Starter, event: &Value) -> Result<Value, VotingErr
         }
         StartRequest::Sweep => {
             let outcomes = starter.start_due_tasks().await?;
-            Ok(json!({ "started": outcomes.iter().map(|(id, o)| summary(id, o)).collect::<Vec<_>>() }))
+            let repaired = repairer.repair_stalled_tasks().await?;
+            Ok(json!({
+                "started": outcomes.iter().map(|(id, o)| summary(id, o)).collect::<Vec<_>>(),
+                "repaired": repaired.iter().map(|(id, stall)| json!({"social_task_id": id, "stall": format!("{stall:?}")})).collect::<Vec<_>>(),
+            }))
         }
     }
 }

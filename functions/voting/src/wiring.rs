@@ -20,8 +20,8 @@ use agora_store::DocumentStore;
 use agora_voting_core::live::{LiveStreams, QueuedChanges};
 use agora_voting_core::repo::Repo;
 use agora_voting_core::{
-    voting_hooks, ChangeListener, Evaluator, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, Queries, Settings, Starter,
-    SystemClock, TaskCreator, TaskParser, VoteIntake, VotingHooks, VOTING_DB,
+    voting_hooks, ChangeListener, Evaluator, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, Queries, Repairer, Settings,
+    Starter, SystemClock, TaskCreator, TaskParser, VoteIntake, VotingHooks, VOTING_DB,
 };
 use aws_config::SdkConfig;
 use std::path::PathBuf;
@@ -87,7 +87,7 @@ pub async fn creator_from_env() -> Result<TaskCreator, BoxError> {
 pub async fn intake_from_env() -> Result<VoteIntake, BoxError> {
     let sdk = agora_aws::config::load().await;
     let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    let lease = Settings::default().evaluation_lease;
+    let lease = Settings::default().trigger_lease;
     Ok(VoteIntake::new(store_from_env().await?, hooks_from_env()?, evaluations, Arc::new(SystemClock), changes_from_env(&sdk), lease))
 }
 
@@ -96,18 +96,22 @@ pub async fn queries_from_env() -> Result<Queries, BoxError> {
     Ok(Queries::new(Repo::new(store_from_env().await?)))
 }
 
-/// `voting-start-tasks`: the store, the invitation creator, the publisher, the live queue's changes.
-pub async fn starter_from_env() -> Result<Starter, BoxError> {
+/// `voting-start-tasks`: the starter (the store, the invitation creator, the publisher, the live
+/// queue's changes) and the repair sweep (the store and the evaluation queue).
+pub async fn sweeps_from_env() -> Result<(Starter, Repairer), BoxError> {
     let sdk = agora_aws::config::load().await;
-    let lease = Settings::default().start_lease;
-    Ok(Starter::new(
-        store_from_env().await?,
+    let settings = Settings::default();
+    let store = store_from_env().await?;
+    let starter = Starter::new(
+        store.clone(),
         hooks_from_env()?,
         publisher_from_env().await?,
         Arc::new(SystemClock),
         changes_from_env(&sdk),
-        lease,
-    ))
+        settings.start_lease,
+    );
+    let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
+    Ok((starter, Repairer::new(store, evaluations, Arc::new(SystemClock), settings.trigger_lease)))
 }
 
 /// `voting-evaluate-task`: the store, the hooks, the publisher, the live queue's changes.

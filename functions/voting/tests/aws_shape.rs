@@ -126,10 +126,12 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     let input: Value = serde_json::from_str(schedule.target.expect("target").input.as_deref().expect("input")).expect("input JSON");
     assert_eq!(input, json!({"social_task_id": id}));
     tokio::time::sleep((due - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(100)).await;
-    let started = start::handle(voting.starter(), &input).await.expect("start-tasks");
+    let started = start::handle(voting.starter(), voting.repairer(), &input).await.expect("start-tasks");
     assert!(started.to_string().contains("Started"), "{started}");
     // A sweep right after starts nothing more.
-    let swept = start::handle(voting.starter(), &json!({"detail-type": "Scheduled Event", "source": "aws.events"})).await.expect("sweep");
+    let swept = start::handle(voting.starter(), voting.repairer(), &json!({"detail-type": "Scheduled Event", "source": "aws.events"}))
+        .await
+        .expect("sweep");
     assert!(!swept.to_string().contains(&id), "{swept}");
 
     // submit-vote: every reviewer votes; the last vote queues one evaluation request.

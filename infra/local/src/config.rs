@@ -45,6 +45,11 @@ pub struct Config {
     /// answered 400.
     #[arg(long, env = "AGORA_BODY_READ_TIMEOUT_MS", default_value_t = 30_000)]
     pub body_read_timeout_ms: u64,
+    /// Lease of the claims on a task's start, evaluation request and evaluation, in
+    /// milliseconds: how long a crashed worker can block a task before another takes over (a
+    /// live evaluator renews its lease every third of it).
+    #[arg(long, env = "AGORA_CLAIM_LEASE_MS", default_value_t = 60_000)]
+    pub claim_lease_ms: u64,
     /// Delay before an evaluation attempt is retried (multiplied by the attempt number), in milliseconds.
     #[arg(long, env = "AGORA_RETRY_DELAY_MS", default_value_t = 2_000)]
     pub retry_delay_ms: u64,
@@ -75,6 +80,7 @@ impl Config {
             sweep_interval_ms: 100,
             hook_timeout_ms: 30_000,
             retry_delay_ms: 200,
+            claim_lease_ms: 60_000,
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 30_000,
             functions_dir: PathBuf::new(),

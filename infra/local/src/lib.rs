@@ -77,6 +77,8 @@ pub async fn run_from_command_line() -> Result<(), BoxError> {
 pub struct Platform {
     pub inbox: LocalInbox,
     pub remote: Arc<dyn Remote>,
+    /// The local server's own database ([`queue::WORK_DB`]): the durable work queues.
+    pub work: Arc<dyn agora_store::DocumentStore>,
 }
 
 /// Wires the platform and every service, and starts the HTTP server and the services'
@@ -99,7 +101,8 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
         tracing::warn!(dir = %config.functions_dir.display(), "functions dir has no functions/ or workflows/ folder; local registry off");
     }
     let remote = RemoteHooks::new(&hooks_config)?;
-    let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()) };
+    let work = agora_runtime::open_store(config.store, &config.data_dir, queue::WORK_DB, config.store_namespace.as_deref()).await?;
+    let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work };
 
     let voting = voting::wire(&platform, config).await?;
 

@@ -1,11 +1,11 @@
 //! Voting on the local server: its store (`voting_db`), its flows over the local platform, its
-//! routes (§3 and the live stream's WebSocket), the start sweep, the evaluation worker, and the
-//! NATS vote intake when configured.
+//! routes (§3 and the live stream's WebSocket), the start and repair sweeps, the durable
+//! evaluation queue and its worker, and the NATS vote intake when configured.
 
 pub mod intake;
 pub mod live;
 
-use crate::queue::{self, LocalQueue};
+use crate::queue::{self, DurableQueue};
 use crate::{Config, Platform};
 use agora_voting_core::{voting_hooks, EvaluationWork, NoSchedules, Ports, Settings, SystemClock, Voting, VOTING_DB};
 use axum::routing::get;
@@ -24,7 +24,7 @@ pub struct Wired {
 pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
     let store = agora_runtime::open_store(config.store, &config.data_dir, VOTING_DB, config.store_namespace.as_deref()).await?;
     let hub = ChangeHub::default();
-    let (evaluations, evaluations_rx) = LocalQueue::new("evaluation");
+    let (evaluations, pending_evaluations) = DurableQueue::open("evaluation", platform.work.clone()).await?;
     let ports = Ports {
         store,
         hooks: voting_hooks(platform.remote.clone(), agora_runtime::env("SOCIAL_CHOICE_ID")),
@@ -34,13 +34,13 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
         changes: Arc::new(hub.clone()),
         scheduler: Arc::new(NoSchedules),
     };
-    let voting = Arc::new(Voting::new(ports, Settings::default()));
+    let voting = Arc::new(Voting::new(ports, Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64))));
     let routes = agora_voting_api::routes(voting.clone())
         .merge(Router::new().route("/live-stream", get(live::live_stream)).with_state(LiveState { voting: voting.clone(), hub }));
 
     let retry_delay = Duration::from_millis(config.retry_delay_ms);
     let mut tasks = vec![
-        tokio::spawn(queue::run_worker(Arc::new(EvaluationWork::new(voting.evaluator().clone())), evaluations_rx, retry_delay)),
+        tokio::spawn(queue::run_worker(Arc::new(EvaluationWork::new(voting.evaluator().clone())), pending_evaluations, retry_delay)),
         tokio::spawn(run_sweep(voting.clone(), Duration::from_millis(config.sweep_interval_ms.max(1)))),
     ];
     if let Some(url) = &config.nats_intake_url {
@@ -49,7 +49,7 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     Ok(Wired { voting, routes, tasks })
 }
 
-/// Starts due tasks every `every`.
+/// Starts due tasks, then requests again every stalled evaluation, every `every`.
 async fn run_sweep(voting: Arc<Voting>, every: Duration) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -57,6 +57,9 @@ async fn run_sweep(voting: Arc<Voting>, every: Duration) {
         tick.tick().await;
         if let Err(e) = voting.start_due_tasks().await {
             tracing::error!(error = %e, "start sweep failed");
+        }
+        if let Err(e) = voting.repair_stalled_tasks().await {
+            tracing::error!(error = %e, "repair sweep failed");
         }
     }
 }

@@ -13,6 +13,8 @@ pub mod repo;
 pub mod service;
 pub mod specs;
 pub mod storage;
+pub mod tasks;
+pub mod trigger;
 pub mod work;
 
 pub use error::{InternalError, VotingError};
@@ -20,6 +22,7 @@ pub use flows::create::TaskCreator;
 pub use flows::evaluate::{EvaluationOutcome, Evaluator};
 pub use flows::parse::TaskParser;
 pub use flows::query::Queries;
+pub use flows::repair::{Repairer, Stall};
 pub use flows::start::StartOutcome;
 pub use flows::start::Starter;
 pub use flows::vote::{VoteAccepted, VoteIntake};

@@ -3,7 +3,7 @@
 
 use crate::error::VotingError;
 use agora_filter::Filter;
-use agora_store::{to_json, Change, DocumentStore, Json, StoreError};
+use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError};
 use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use agora_voting_schema::time::format_datetime;
 use agora_voting_schema::TaskStatus;
@@ -69,6 +69,12 @@ impl Repo {
         docs.iter().map(decode).collect()
     }
 
+    /// Every `started` task (the repair sweep's candidates).
+    pub async fn started_tasks(&self) -> Result<Vec<SocialTaskCoreData>, VotingError> {
+        let docs = self.store.find(TASKS, &Filter::must(json!({"status": TaskStatus::Started}))).await?;
+        docs.iter().map(decode).collect()
+    }
+
     /// Moves a task from `from` to `to` with a conditional write; false when it was not in `from`.
     pub async fn change_status(&self, id: &str, from: TaskStatus, to: TaskStatus) -> Result<bool, VotingError> {
         let cond = Filter::must(json!({"status": from}));
@@ -113,26 +119,15 @@ impl Repo {
         Ok(self.store.find(VOTES, &Filter::must(json!({"social_task_id": task_id}))).await?)
     }
 
-    /// Qualified votes of a task, counting no further than `limit`; restricted to `subjects`
-    /// when given.
-    pub async fn count_qualified(&self, task_id: &str, subjects: Option<&[String]>, limit: u64) -> Result<u64, VotingError> {
-        let mut filter = json!({"social_task_id": task_id, "qualified": true});
-        if let Some(s) = subjects {
-            filter["submitter_subject_id"] = json!({"$in": s});
-        }
-        Ok(self.store.count(VOTES, &Filter::must(filter), Some(limit)).await?)
+    /// Stores a qualified vote and raises its task's count of qualified votes in one atomic
+    /// write, unless the count has reached `limit` (a public task's places).
+    pub async fn insert_counted_vote(&self, vote: &Vote, limit: Option<i64>) -> Result<Counted, StoreError> {
+        self.store.insert_counted(vec![(VOTES, to_json(vote))], &crate::trigger::qualified_counter(&vote.social_task_id), limit).await
     }
 
-    /// Raises the count of a task's stored qualified votes by one; returns the new count.
-    pub async fn count_qualified_vote(&self, task_id: &str) -> Result<i64, VotingError> {
-        Ok(self.store.increment(&format!("qualified:{task_id}"), 1).await?)
-    }
-
-    /// Takes one of a public task's `duration` places for a qualified vote, before the vote is
-    /// stored; returns the place's number (past `duration`: no place was left). `by = -1` gives a
-    /// place back.
-    pub async fn take_place(&self, task_id: &str, by: i64) -> Result<i64, StoreError> {
-        self.store.increment(&format!("places:{task_id}"), by).await
+    /// How many qualified votes of the task are stored.
+    pub async fn qualified_count(&self, task_id: &str) -> Result<i64, VotingError> {
+        Ok(self.store.counter(&crate::trigger::qualified_counter(task_id)).await?)
     }
 }
 

@@ -6,6 +6,7 @@ use crate::flows::create::TaskCreator;
 use crate::flows::evaluate::{EvaluationOutcome, Evaluator};
 use crate::flows::parse::TaskParser;
 use crate::flows::query::Queries;
+use crate::flows::repair::{Repairer, Stall};
 use crate::flows::start::{StartOutcome, Starter};
 use crate::flows::vote::{VoteAccepted, VoteIntake};
 use crate::hooks::VotingHooks;
@@ -44,17 +45,32 @@ impl Ports {
 }
 
 /// Leases on claims: how long a starter or an evaluator may hold its task before another may
-/// take over (a crashed worker must not block a task forever). The trigger's claim, taken by the
-/// vote that queues the evaluation, holds as long as an evaluation may.
+/// take over (a crashed worker must not block a task forever), and how long an evaluation
+/// request may stay claimed and not yet queued before it is taken for lost.
+///
+/// The evaluator renews its lease every third of it while it works, so the lease bounds how long
+/// a crashed evaluator blocks its task, not how long an evaluation may take.
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
     pub start_lease: chrono::Duration,
     pub evaluation_lease: chrono::Duration,
+    pub trigger_lease: chrono::Duration,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { start_lease: chrono::Duration::minutes(5), evaluation_lease: chrono::Duration::minutes(15) }
+        Self {
+            start_lease: chrono::Duration::minutes(5),
+            evaluation_lease: chrono::Duration::seconds(60),
+            trigger_lease: chrono::Duration::seconds(60),
+        }
+    }
+}
+
+impl Settings {
+    /// Every lease set to `lease` (the local server's `--claim-lease-ms`).
+    pub fn with_leases(lease: chrono::Duration) -> Self {
+        Self { start_lease: lease, evaluation_lease: lease, trigger_lease: lease }
     }
 }
 
@@ -68,6 +84,7 @@ pub struct Voting {
     creator: TaskCreator,
     starter: Starter,
     intake: VoteIntake,
+    repairer: Repairer,
     evaluator: Evaluator,
     pub(crate) queries: Queries,
 }
@@ -80,14 +97,9 @@ impl Voting {
         let creator = TaskCreator::new(parser.clone(), repo.clone(), p.scheduler.clone());
         let starter =
             Starter::new(p.store.clone(), p.hooks.clone(), p.publisher.clone(), p.clock.clone(), p.changes.clone(), settings.start_lease);
-        let intake = VoteIntake::new(
-            p.store.clone(),
-            p.hooks.clone(),
-            p.queue.clone(),
-            p.clock.clone(),
-            p.changes.clone(),
-            settings.evaluation_lease,
-        );
+        let intake =
+            VoteIntake::new(p.store.clone(), p.hooks.clone(), p.queue.clone(), p.clock.clone(), p.changes.clone(), settings.trigger_lease);
+        let repairer = Repairer::new(p.store.clone(), p.queue.clone(), p.clock.clone(), settings.trigger_lease);
         let evaluator = Evaluator::new(
             p.store.clone(),
             p.hooks.clone(),
@@ -97,7 +109,7 @@ impl Voting {
             settings.evaluation_lease,
         );
         let queries = Queries::new(repo.clone());
-        Self { ports, repo, parser, creator, starter, intake, evaluator, queries }
+        Self { ports, repo, parser, creator, starter, intake, repairer, evaluator, queries }
     }
 
     pub fn ports(&self) -> &Ports {
@@ -126,6 +138,16 @@ impl Voting {
     /// The vote flow (§3.3).
     pub fn intake(&self) -> &VoteIntake {
         &self.intake
+    }
+
+    /// The repair sweep ([`crate::flows::repair`]).
+    pub fn repairer(&self) -> &Repairer {
+        &self.repairer
+    }
+
+    /// [`Repairer::repair_stalled_tasks`].
+    pub async fn repair_stalled_tasks(&self) -> Result<Vec<(String, Stall)>, VotingError> {
+        self.repairer.repair_stalled_tasks().await
     }
 
     /// The evaluation flow (§1.2 step 6).

@@ -3,11 +3,14 @@
 
 use agora_hooks::NoRemote;
 use agora_ports::fakes::{ManualClock, RecordingPublisher, RecordingQueue, RecordingSchedules};
+use agora_ports::Clock;
 use agora_ports::{WorkHandler, WorkOutcome};
+use agora_store::claims::{Claim, Claims};
 use agora_store::memory::MemoryStore;
+use agora_store::{Counted, DocumentStore};
 use agora_voting_core::work::{evaluation_request, start_request, start_schedule_name};
 use agora_voting_core::{
-    voting_hooks, EvaluationOutcome, EvaluationWork, NoChangeListener, Ports, Settings, StartOutcome, Voting, VotingError, VOTING_DB,
+    voting_hooks, EvaluationOutcome, EvaluationWork, NoChangeListener, Ports, Settings, Stall, StartOutcome, Voting, VotingError, VOTING_DB,
 };
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};
@@ -20,6 +23,7 @@ fn example() -> Value {
 
 struct Flows {
     voting: Arc<Voting>,
+    store: Arc<MemoryStore>,
     clock: Arc<ManualClock>,
     publisher: Arc<RecordingPublisher>,
     queue: Arc<RecordingQueue>,
@@ -32,8 +36,9 @@ fn flows() -> Flows {
     let publisher = Arc::new(RecordingPublisher::default());
     let queue = Arc::new(RecordingQueue::default());
     let schedules = Arc::new(RecordingSchedules::default());
+    let store = Arc::new(MemoryStore::new(VOTING_DB).expect("store"));
     let ports = Ports {
-        store: Arc::new(MemoryStore::new(VOTING_DB).expect("store")),
+        store: store.clone(),
         hooks: voting_hooks(Arc::new(NoRemote), None),
         publisher: publisher.clone(),
         queue: queue.clone(),
@@ -41,7 +46,7 @@ fn flows() -> Flows {
         changes: Arc::new(NoChangeListener),
         scheduler: schedules.clone(),
     };
-    Flows { voting: Arc::new(Voting::new(ports, Settings::default())), clock, publisher, queue, schedules }
+    Flows { voting: Arc::new(Voting::new(ports, Settings::default())), store, clock, publisher, queue, schedules }
 }
 
 /// The example as a public task of `duration`, created and started (the clock moved past its time).
@@ -165,26 +170,117 @@ async fn a_hook_the_deployment_cannot_run_is_refused_at_creation_naming_the_fiel
 }
 
 #[tokio::test]
-async fn a_lost_evaluation_request_is_requested_again_by_a_retried_vote_past_the_lease() {
+async fn a_request_lost_before_the_queue_took_it_is_requested_again_by_a_retried_vote_or_the_sweep_past_the_lease() {
     let f = flows();
     let id = started_public_task(&f, 2).await;
     f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    // A requester took the trigger claim and died before the queue took its request: the claim
+    // stays leased, unsettled.
+    let claims = Claims::new(f.store.clone());
+    assert_eq!(claims.claim(&format!("trigger:{id}"), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap(), Claim::Won);
     let last = vote(&id, "anyone-2", "agent-translator-03");
     f.voting.submit_vote(&last).await.expect("accepted");
-    // The request is lost (the process died before the queue took it).
-    assert_eq!(f.queue.take().len(), 1);
+    assert!(f.queue.take().is_empty(), "the trigger is claimed");
 
-    // A retry within the lease finds the trigger taken: nothing is requested twice.
-    f.clock.advance(chrono::Duration::minutes(10));
+    // Within the lease neither a retry nor the sweep requests it.
+    f.clock.advance(chrono::Duration::seconds(30));
     assert!(f.voting.submit_vote(&last).await.expect("the same vote again").qualified);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
     assert!(f.queue.take().is_empty());
 
-    // Past the lease (15 minutes), the retry requests the evaluation again, once.
-    f.clock.advance(chrono::Duration::minutes(6));
+    // Past the lease, the retry requests the evaluation again, once, and settles the claim.
+    f.clock.advance(chrono::Duration::seconds(31));
     assert!(f.voting.submit_vote(&last).await.expect("the same vote again").qualified);
     let queued = f.queue.take();
     assert_eq!(queued.len(), 1);
     assert_eq!(queued[0].body, evaluation_request(&id));
+    f.clock.advance(chrono::Duration::hours(1));
     assert!(f.voting.submit_vote(&last).await.is_ok());
-    assert!(f.queue.take().is_empty(), "taken again: held for another lease");
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "settled: the queue has it");
+    assert!(f.queue.take().is_empty());
+}
+
+#[tokio::test]
+async fn the_sweep_requests_a_lost_request_once_per_lease() {
+    let f = flows();
+    let id = started_public_task(&f, 1).await;
+    let claims = Claims::new(f.store.clone());
+    claims.claim(&format!("trigger:{id}"), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap();
+    f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    assert!(f.queue.take().is_empty());
+    f.clock.advance(chrono::Duration::seconds(61));
+    assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::RequestLost)]);
+    assert_eq!(f.queue.take().len(), 1);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
+    f.clock.advance(chrono::Duration::hours(1));
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "settled");
+}
+
+#[tokio::test]
+async fn the_sweep_requests_a_trigger_that_was_never_claimed() {
+    let f = flows();
+    let id = started_public_task(&f, 2).await;
+    // Two qualified votes stored and counted, and the process died before claiming the trigger.
+    for voter in ["anyone-1", "anyone-2"] {
+        let mut v = vote(&id, voter, "agent-translator-03");
+        v["submission_time"] = json!("2026-10-22T10:03:12.000000");
+        let stored = f.store.insert_counted(vec![("votes", agora_store::to_json(&v))], &format!("qualified:{id}"), Some(2)).await;
+        assert_eq!(stored.unwrap(), Counted::Stored(if voter == "anyone-1" { 1 } else { 2 }));
+    }
+    assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::NeverRequested)]);
+    assert_eq!(f.queue.take().len(), 1);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "requested once");
+    // A public task below its duration is not stalled.
+    let other = started_public_task(&f, 3).await;
+    f.voting.submit_vote(&vote(&other, "other-1", "agent-translator-03")).await.expect("accepted");
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
+}
+
+#[tokio::test]
+async fn the_sweep_requests_a_task_whose_evaluator_died_then_it_completes_once() {
+    let f = flows();
+    let id = started_public_task(&f, 1).await;
+    f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    // The evaluator took the request off the queue, claimed the task and died.
+    assert_eq!(f.queue.take().len(), 1);
+    let claims = Claims::new(f.store.clone());
+    claims.claim(&format!("evaluate:{id}"), f.clock.now(), Some(Settings::default().evaluation_lease)).await.unwrap();
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "its lease runs");
+    assert_eq!(f.voting.evaluate_task(&id).await.expect("evaluate"), EvaluationOutcome::InProgress);
+
+    f.clock.advance(chrono::Duration::seconds(61));
+    assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::EvaluatorGone)]);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "one request per lease");
+    let queued = f.queue.take();
+    assert_eq!(queued.len(), 1);
+    let work = EvaluationWork::new(f.voting.evaluator().clone());
+    assert_eq!(work.handle(&queued[0].body).await, WorkOutcome::Done);
+    assert_eq!(f.voting.queries().get_status(&id).await.expect("status"), json!({"status": "complete"}));
+    let results = f.publisher.messages().into_iter().filter(|(_, m)| m["event_type"] == "voting_result").count();
+    assert_eq!(results, 1, "one voting_result");
+    f.clock.advance(chrono::Duration::hours(1));
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "complete");
+}
+
+#[tokio::test]
+async fn a_public_task_stores_at_most_duration_qualified_votes_and_says_voting_has_closed() {
+    let f = flows();
+    let id = started_public_task(&f, 2).await;
+    for voter in ["anyone-1", "anyone-2"] {
+        assert!(f.voting.submit_vote(&vote(&id, voter, "agent-translator-03")).await.expect("accepted").qualified);
+    }
+    assert_eq!(f.voting.submit_vote(&vote(&id, "anyone-3", "agent-translator-03")).await, Err(VotingError::VotingClosed));
+    // A disqualified vote is refused too, once the trigger has held.
+    assert_eq!(f.voting.submit_vote(&vote(&id, "anyone-4", "agent-nobody")).await, Err(VotingError::VotingClosed));
+    // A retry of an accepted vote is still answered with its verdict.
+    assert!(f.voting.submit_vote(&vote(&id, "anyone-2", "agent-translator-03")).await.expect("retry").qualified);
+    // Once complete, a vote is told so, though the task was remembered started.
+    let work = EvaluationWork::new(f.voting.evaluator().clone());
+    assert_eq!(work.handle(&f.queue.take()[0].body).await, WorkOutcome::Done);
+    assert_eq!(f.voting.submit_vote(&vote(&id, "anyone-5", "agent-translator-03")).await, Err(VotingError::TaskComplete));
+    assert_eq!(f.voting.submit_vote(&vote(&id, "anyone-6", "agent-nobody")).await, Err(VotingError::TaskComplete));
+    assert_eq!(
+        f.voting.queries().get_report(&id).await.map(|r| serde_json::from_str::<Value>(r.get()).unwrap()["votes"].as_array().map(Vec::len)),
+        Ok(Some(2))
+    );
 }

@@ -4,6 +4,7 @@ pub mod create;
 pub mod evaluate;
 pub mod parse;
 pub mod query;
+pub mod repair;
 pub mod start;
 pub mod vote;
 

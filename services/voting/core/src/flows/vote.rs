@@ -1,5 +1,7 @@
-//! Vote intake (§3.3, §1.2 steps 4–5): the checks in order, idempotent retries, the PQT,
-//! one vote per subject enforced by the store, then the trigger, counted with this vote.
+//! Vote intake (§3.3, §1.2 steps 4–5): the checks in order, the PQT, the vote stored with its
+//! count in one atomic write (one vote per subject and at most `duration` qualified votes of a
+//! public task enforced by the store), idempotent retries, then the trigger, counted with this
+//! vote.
 
 use super::truthy;
 use crate::error::VotingError;
@@ -7,11 +9,12 @@ use crate::hooks::VotingHooks;
 use crate::ports::{ChangeListener, Clock, WorkQueue};
 use crate::repo::Repo;
 use crate::specs::SpecCache;
+use crate::tasks::StartedTasks;
+use crate::trigger;
 use agora_store::claims::{Claim, Claims};
-use agora_store::{DocumentStore, StoreError};
+use agora_store::{Counted, DocumentStore, StoreError};
 use agora_voting_schema::{parse_vote_request, Hook, HookInput, SocialTaskCoreData, TaskStatus, Vote};
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The answer to an accepted vote: `{"status": "accepted", "qualified": ...}`.
@@ -21,7 +24,7 @@ pub struct VoteAccepted {
 }
 
 /// The vote flow: the store and its claims, the PQT, the evaluation queue, the clock, the
-/// change listener, and the task specs it keeps.
+/// change listener, and the tasks and specs it keeps.
 #[derive(Clone)]
 pub struct VoteIntake {
     repo: Repo,
@@ -30,8 +33,10 @@ pub struct VoteIntake {
     evaluations: Arc<dyn WorkQueue>,
     clock: Arc<dyn Clock>,
     changes: Arc<dyn ChangeListener>,
+    tasks: StartedTasks,
     specs: SpecCache,
-    /// How long the trigger's claim holds before a retried vote may request the evaluation again.
+    /// How long the trigger's claim holds before the repair sweep, or a retried vote, may request
+    /// an evaluation whose request may have been lost (the requester died before the queue took it).
     trigger_lease: chrono::Duration,
 }
 
@@ -45,109 +50,88 @@ impl VoteIntake {
         trigger_lease: chrono::Duration,
     ) -> Self {
         let repo = Repo::new(store.clone());
-        Self { specs: SpecCache::new(repo.clone()), repo, claims: Claims::new(store), hooks, evaluations, clock, changes, trigger_lease }
+        Self {
+            specs: SpecCache::new(repo.clone()),
+            tasks: StartedTasks::new(repo.clone()),
+            repo,
+            claims: Claims::new(store),
+            hooks,
+            evaluations,
+            clock,
+            changes,
+            trigger_lease,
+        }
     }
 
     /// Takes one vote request body through §3.3.
+    ///
+    /// The store keeps the order of things: a qualified vote and its task's count are one atomic
+    /// write, refused once a public task's `duration` places are taken; one vote per subject and
+    /// per `vote_id` is a unique constraint. A retried request is answered from the vote on file.
     pub async fn submit_vote(&self, body: &Value) -> Result<VoteAccepted, VotingError> {
         let mut vote = parse_vote_request(body).map_err(VotingError::InvalidVote)?;
         let task_id = vote.social_task_id.clone();
-        let task = self.repo.task(&task_id).await?.ok_or(VotingError::UnknownTask)?;
-        match task.status() {
-            Some(TaskStatus::Started) => {}
-            Some(TaskStatus::Complete) => return Err(VotingError::TaskComplete),
-            _ => return Err(VotingError::TaskNotActive),
-        }
+        let task = self.tasks.get(&task_id).await?.ok_or(VotingError::UnknownTask)?;
+        check_status(&task)?;
         if task.is_private() && !task.org_ids.contains(&vote.submitter_subject_id) {
-            return Err(VotingError::NotAMember);
-        }
-        if let Some(answer) = self.already_stored(&vote).await? {
-            // A retry after a failed evaluation request (or a failed count) must be able to
-            // request it again: counted exactly, from the stored votes.
-            if answer.qualified {
-                self.trigger_if_ready(&task, None).await?;
-            }
-            return Ok(answer);
+            return Err(self.refusal(&vote, VotingError::NotAMember).await);
         }
 
         vote.qualified = self.pre_qualify(&task, &vote).await?;
         vote.submission_time = self.clock.now();
-        let place = if vote.qualified {
-            // Once the trigger holds every place is taken (each stored qualified vote holds one),
-            // so a qualified vote that gets one comes before the evaluation reads the votes.
-            self.take_place(&task).await?
+        let counted = if vote.qualified {
+            match self.repo.insert_counted_vote(&vote, trigger::places(&task)).await {
+                Ok(Counted::Stored(n)) => Some(u64::try_from(n).unwrap_or(0)),
+                // Every place is taken: the trigger holds, the evaluation reads these votes.
+                Ok(Counted::Full) => return self.retried_or(&task, &vote, VotingError::VotingClosed).await,
+                Err(StoreError::Duplicate { .. }) => return self.retried_or(&task, &vote, VotingError::AlreadyVoted).await,
+                Err(e) => return Err(e.into()),
+            }
         } else {
             // A disqualified vote takes no place: it is refused once the trigger has held. (A
             // private task closes by itself: by then every member has voted, and votes once.)
-            if task.is_public() && self.claims.held(&trigger_claim(&task_id)).await? {
-                return Err(VotingError::VotingClosed);
+            if task.is_public() && self.claims.held(&trigger::trigger_claim(&task_id)).await? {
+                return self.retried_or(&task, &vote, VotingError::VotingClosed).await;
             }
-            Place::NotNeeded
+            match self.repo.insert_vote(&vote).await {
+                Ok(()) => None,
+                Err(StoreError::Duplicate { .. }) => return self.retried_or(&task, &vote, VotingError::AlreadyVoted).await,
+                Err(e) => return Err(e.into()),
+            }
         };
-        match self.repo.insert_vote(&vote).await {
-            Ok(()) => {}
-            // Lost a race with a concurrent request: answer as if it had been stored first.
-            Err(StoreError::Duplicate { .. }) => {
-                self.give_back(&task_id, place).await;
-                return self.already_stored(&vote).await?.ok_or(VotingError::AlreadyVoted);
-            }
-            Err(e) => {
-                self.give_back(&task_id, place).await;
-                return Err(e.into());
-            }
-        }
         tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
         if task.enable_live_streaming {
             self.changes.task_changed(&task_id).await;
         }
-        if vote.qualified {
-            let counted = match self.repo.count_qualified_vote(&task_id).await {
-                Ok(n) => Some(u64::try_from(n).unwrap_or(0)),
-                Err(e) => {
-                    tracing::warn!(social_task_id = %task_id, error = %e, "qualified-vote counter not raised; counting the stored votes");
-                    None
-                }
-            };
+        if counted.is_some() {
             self.trigger_if_ready(&task, counted).await?;
         }
         Ok(VoteAccepted { qualified: vote.qualified })
     }
 
-    /// A public task accepts at most `duration` qualified votes (§1.3): each takes a place before
-    /// it is stored, and a vote that finds none left is refused, so every vote answered accepted
-    /// is stored before the trigger (counted after storing) can hold, and is in the report.
-    async fn take_place(&self, task: &SocialTaskCoreData) -> Result<Place, VotingError> {
-        if !task.is_public() {
-            return Ok(Place::NotNeeded);
-        }
-        let limit = task.trigger_count().max(1);
-        match self.repo.take_place(&task.social_task_id, 1).await {
-            Ok(n) if n <= limit => Ok(Place::Taken),
-            Ok(_) => {
-                // Not stored: the place is given back, for the count to stay the places held.
-                self.give_back(&task.social_task_id, Place::Taken).await;
-                Err(VotingError::VotingClosed)
-            }
-            Err(e) => {
-                // Without the counter, the stored votes say whether a place is left (a race may
-                // then let a few more in; the trigger still counts them once stored).
-                tracing::warn!(social_task_id = %task.social_task_id, error = %e, "place counter unavailable; counting the stored votes");
-                let stored = self.repo.count_qualified(&task.social_task_id, None, limit as u64).await?;
-                if stored >= limit as u64 {
-                    Err(VotingError::VotingClosed)
-                } else {
-                    Ok(Place::Uncounted)
+    /// The answer to a vote the store did not take: the stored verdict when it is this very
+    /// vote, retried (and a qualified one requests its task's evaluation again if that request
+    /// was lost); else `refusal`, or the reason the task as stored now gives.
+    async fn retried_or(&self, task: &SocialTaskCoreData, vote: &Vote, refusal: VotingError) -> Result<VoteAccepted, VotingError> {
+        match self.already_stored(vote).await {
+            Ok(Some(answer)) => {
+                if answer.qualified {
+                    self.trigger_if_ready(task, None).await?;
                 }
+                Ok(answer)
             }
+            Ok(None) => Err(self.refusal(vote, refusal).await),
+            Err(e) => Err(self.refusal(vote, e).await),
         }
     }
 
-    /// Gives back a place a vote took but did not use (its store failed, or it lost a race).
-    async fn give_back(&self, task_id: &str, place: Place) {
-        if place == Place::Taken {
-            if let Err(e) = self.repo.take_place(task_id, -1).await {
-                tracing::warn!(social_task_id = %task_id, error = %e, "a place not given back; the task may accept one vote fewer");
-            }
+    /// `refusal`, unless the task as stored now refuses the vote for its status (it completed
+    /// since it was remembered started).
+    async fn refusal(&self, vote: &Vote, refusal: VotingError) -> VotingError {
+        match self.tasks.fresh(&vote.social_task_id).await {
+            Ok(Some(task)) => check_status(&task).err().unwrap_or(refusal),
+            Ok(None) => VotingError::UnknownTask,
+            Err(e) => e,
         }
     }
 
@@ -196,65 +180,54 @@ impl VoteIntake {
     }
 
     /// §1.3: when the trigger holds (counting the vote just stored), queue one evaluation.
-    /// `counted` is the task's qualified-vote counter as this vote raised it; `None` counts the
-    /// stored votes instead (a retry, or a counter that could not be raised).
+    /// `counted` is the task's qualified-vote count as this vote's write left it; `None` reads
+    /// it (a retried vote).
     async fn trigger_if_ready(&self, task: &SocialTaskCoreData, counted: Option<u64>) -> Result<(), VotingError> {
         let id = &task.social_task_id;
-        let Some(needed) = trigger_threshold(task) else { return Ok(()) };
-        let holds = match counted {
-            Some(n) => n >= needed,
-            None => {
-                let voters =
-                    task.is_private().then(|| task.org_ids.iter().collect::<BTreeSet<_>>().into_iter().cloned().collect::<Vec<_>>());
-                self.repo.count_qualified(id, voters.as_deref(), needed).await? >= needed
-            }
+        let Some(needed) = trigger::threshold(task) else { return Ok(()) };
+        let count = match counted {
+            Some(n) => n,
+            None => u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0),
         };
-        let claim_key = trigger_claim(id);
-        // Reading the claim first spares votes arriving after the trigger a failed write each. The
-        // claim is leased: if its evaluation request was lost (the process died before the queue
-        // took it), a retried vote past the lease requests it again.
-        let now = self.clock.now();
-        if !holds
-            || self.claims.live(&claim_key, now).await?
-            || self.claims.claim(&claim_key, now, Some(self.trigger_lease)).await? == Claim::Held
-        {
+        if count < needed {
             return Ok(());
         }
-        if let Err(e) = self.evaluations.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
-            tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote retries");
-            self.claims.release(&claim_key).await?;
-            return Err(VotingError::internal_caused("the evaluation request could not be queued", e));
+        let claim_key = trigger::trigger_claim(id);
+        // Reading the claim first spares votes arriving after the trigger a failed write each. The
+        // claim is leased until the queue has the request, then settled: if the requester died
+        // in between, a retried vote (or the repair sweep) past the lease requests it again.
+        let now = self.clock.now();
+        if self.claims.live(&claim_key, now).await? || self.claims.claim(&claim_key, now, Some(self.trigger_lease)).await? == Claim::Held {
+            return Ok(());
         }
+        request_evaluation(&self.claims, self.evaluations.as_ref(), id).await?;
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
         Ok(())
     }
 }
 
-/// What a vote holds of its task's places.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Place {
-    /// A private task, or a disqualified vote: no place needed.
-    NotNeeded,
-    /// One place, to give back if the vote is not stored.
-    Taken,
-    /// Let in by counting the stored votes (the counter was unavailable).
-    Uncounted,
-}
-
-/// The claim the vote that first finds the trigger holding takes (it queues the evaluation).
-fn trigger_claim(task_id: &str) -> String {
-    format!("trigger:{task_id}")
-}
-
-/// How many qualified votes make the trigger hold (§1.3): every distinct voter of a private task
-/// (only they can vote, once each), `duration` (default 5) of a public one; `None` never.
-fn trigger_threshold(task: &SocialTaskCoreData) -> Option<u64> {
-    if task.is_private() {
-        let voters = task.org_ids.iter().collect::<BTreeSet<_>>().len() as u64;
-        (voters > 0).then_some(voters)
-    } else if task.is_public() {
-        Some(task.trigger_count().max(1) as u64)
-    } else {
-        None
+/// Votes are taken only while the task is `started` (§1.2 step 7).
+fn check_status(task: &SocialTaskCoreData) -> Result<(), VotingError> {
+    match task.status() {
+        Some(TaskStatus::Started) => Ok(()),
+        Some(TaskStatus::Complete) => Err(VotingError::TaskComplete),
+        _ => Err(VotingError::TaskNotActive),
     }
+}
+
+/// Queues the evaluation of a task whose trigger claim the caller holds, then settles the claim
+/// (the queue has the request now). When the queue refuses it, the claim is given back so that
+/// the next qualified vote, or the repair sweep, tries again.
+pub(crate) async fn request_evaluation(claims: &Claims, queue: &dyn WorkQueue, id: &str) -> Result<(), VotingError> {
+    let claim_key = trigger::trigger_claim(id);
+    if let Err(e) = queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
+        tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote or the repair sweep retries");
+        claims.release(&claim_key).await?;
+        return Err(VotingError::internal_caused("the evaluation request could not be queued", e));
+    }
+    if let Err(e) = claims.settle(&claim_key).await {
+        // The request is queued; an unsettled claim only lets the sweep request it once more.
+        tracing::warn!(social_task_id = %id, error = %e, "trigger claim not settled");
+    }
+    Ok(())
 }

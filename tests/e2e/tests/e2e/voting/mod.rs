@@ -1,9 +1,8 @@
 //! Voting end to end: over the local server's HTTP API (on the store `AGORA_E2E_STORE` names),
-//! and the flows with a store that fails on purpose.
+//! and the local server as a process killed mid-work (`crash`).
 
 mod bad_input;
 mod concurrency;
 mod flow;
 mod hook_modes;
 mod live_stream;
-mod trigger_fallback;

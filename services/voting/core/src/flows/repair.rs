@@ -1,0 +1,106 @@
+//! The repair sweep: finds started tasks whose trigger holds but whose evaluation is neither
+//! under way nor queued, and requests it again. It runs beside the start sweep (locally every
+//! sweep interval, on AWS in `start-tasks` every minute), so that no crash leaves a task
+//! `started` for ever:
+//!
+//! - **never requested**: the trigger holds (the stored count says so) but nobody took the
+//!   trigger claim: the process died between storing the triggering vote and claiming;
+//! - **request lost**: the trigger claim is leased and its lease ran out unsettled: the
+//!   requester died before the queue took the request;
+//! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed: the
+//!   evaluator died mid-work (its queue message may be gone too).
+//!
+//! A settled trigger claim with no evaluator claim means the queue holds the request (waiting,
+//! retrying, or dead-lettered after its attempts): the sweep leaves it to the queue, so that a
+//! dead-lettered evaluation is not retried for ever. Requests are deduplicated by the claims: at
+//! most one per task per lease.
+
+use crate::error::VotingError;
+use crate::flows::vote::request_evaluation;
+use crate::ports::{Clock, WorkQueue};
+use crate::repo::Repo;
+use crate::trigger;
+use agora_store::claims::{Claim, ClaimState, Claims};
+use agora_store::DocumentStore;
+use agora_voting_schema::SocialTaskCoreData;
+use std::sync::Arc;
+
+/// Why the sweep requested a task's evaluation again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stall {
+    NeverRequested,
+    RequestLost,
+    EvaluatorGone,
+}
+
+/// The repair flow: the store and its claims, the evaluation queue, the clock.
+#[derive(Clone)]
+pub struct Repairer {
+    repo: Repo,
+    claims: Claims,
+    evaluations: Arc<dyn WorkQueue>,
+    clock: Arc<dyn Clock>,
+    /// The lease of the claims the sweep takes (as the vote path's trigger lease).
+    lease: chrono::Duration,
+}
+
+impl Repairer {
+    pub fn new(store: Arc<dyn DocumentStore>, evaluations: Arc<dyn WorkQueue>, clock: Arc<dyn Clock>, lease: chrono::Duration) -> Self {
+        Self { repo: Repo::new(store.clone()), claims: Claims::new(store), evaluations, clock, lease }
+    }
+
+    /// Requests the evaluation of every stalled started task. Returns the tasks it requested,
+    /// with why.
+    pub async fn repair_stalled_tasks(&self) -> Result<Vec<(String, Stall)>, VotingError> {
+        let mut repaired = Vec::new();
+        for task in self.repo.started_tasks().await? {
+            match self.repair(&task).await {
+                Ok(Some(stall)) => {
+                    tracing::warn!(social_task_id = %task.social_task_id, ?stall, "stalled evaluation requested again");
+                    repaired.push((task.social_task_id.clone(), stall));
+                }
+                Ok(None) => {}
+                Err(e) => tracing::error!(social_task_id = %task.social_task_id, error = %e, "repair check failed"),
+            }
+        }
+        Ok(repaired)
+    }
+
+    /// Requests the task's evaluation if it is stalled; says why.
+    async fn repair(&self, task: &SocialTaskCoreData) -> Result<Option<Stall>, VotingError> {
+        let id = &task.social_task_id;
+        let now = self.clock.now();
+        match self.claims.state(&trigger::evaluate_claim(id), now).await? {
+            ClaimState::Live | ClaimState::Settled => return Ok(None),
+            ClaimState::Expired => {
+                // The trigger claim is settled: the repair's own claim keeps this to one request
+                // per lease while the evaluator picks it up.
+                if self.claims.claim(&format!("repair:{id}"), now, Some(self.lease)).await? == Claim::Held {
+                    return Ok(None);
+                }
+                self.evaluations
+                    .send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO)
+                    .await
+                    .map_err(|e| VotingError::internal_caused("the evaluation request could not be queued", e))?;
+                return Ok(Some(Stall::EvaluatorGone));
+            }
+            ClaimState::Free => {}
+        }
+        let stall = match self.claims.state(&trigger::trigger_claim(id), now).await? {
+            ClaimState::Settled | ClaimState::Live => return Ok(None),
+            ClaimState::Expired => Stall::RequestLost,
+            ClaimState::Free => {
+                let Some(needed) = trigger::threshold(task) else { return Ok(None) };
+                if u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0) < needed {
+                    return Ok(None);
+                }
+                Stall::NeverRequested
+            }
+        };
+        if self.claims.claim(&trigger::trigger_claim(id), now, Some(self.lease)).await? == Claim::Held {
+            return Ok(None);
+        }
+        request_evaluation(&self.claims, self.evaluations.as_ref(), id).await?;
+        Ok(Some(stall))
+    }
+}
