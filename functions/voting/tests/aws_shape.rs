@@ -175,3 +175,106 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     assert_eq!(results[0]["detail"]["recipient"], "agent-translator-02");
     assert_eq!(results[0]["detail"]["message"]["event_data"]["winners"], json!(["agent-translator-02"]));
 }
+
+/// A `WorkQueue` that never answers while `dead` is set: a function stopped between taking the
+/// trigger's claim and sending the queue message (its invocation timed out, or the machine
+/// died). Otherwise it sends to SQS.
+struct StoppedBeforeTheSend {
+    sqs: agora_aws::SqsQueue,
+    dead: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl agora_voting_core::WorkQueue for StoppedBeforeTheSend {
+    async fn send(&self, key: &str, body: &str, delay: Duration) -> Result<(), agora_voting_core::QueueError> {
+        if self.dead.load(std::sync::atomic::Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+        self.sqs.send(key, body, delay).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_submit_vote_stopped_before_the_queue_send_is_repaired_by_the_start_tasks_sweep() {
+    let mongo_uri = required_env("MONGODB_URI");
+    required_env("AGORA_AWS_ENDPOINT");
+    let suffix = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
+    let sdk = agora_aws::config::load().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let queue_url = sqs.create_queue().queue_name(format!("evaluations-{suffix}")).send().await.expect("queue").queue_url.expect("url");
+    let post_award = HookServer::start(Duration::ZERO, |input| {
+        (200, json!({"assigned_to": input["user_input"]["winners"][0], "decision": "assigned"}).to_string())
+    })
+    .await;
+    let store = agora_store_mongodb::MongoStore::connect(&mongo_uri, VOTING_DB.named(format!("voting_{suffix}"))).await.expect("mongodb");
+    let queue = Arc::new(StoppedBeforeTheSend { sqs: agora_aws::SqsQueue::new(sqs.clone(), &queue_url), dead: true.into() });
+    let clock = Arc::new(agora_ports::fakes::ManualClock::new(chrono::Utc::now()));
+    let mut ports = Ports::new(
+        Arc::new(store),
+        agora_voting_core::voting_hooks(Arc::new(agora_hooks_remote::RemoteHooks::default()), None),
+        Arc::new(agora_runtime::LogPublisher),
+        queue.clone(),
+    );
+    ports.clock = clock.clone();
+    let voting = Arc::new(Voting::new(ports, Settings::default()));
+
+    let mut request = example_request();
+    request["evaluation_spec"]["post_award"] = json!({"mode": "http", "url": post_award.url});
+    let (status, created) = call_http(&voting, Flow::CreateTask, "POST", "/submit-social-choice-task", Some(request)).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["social_task_id"].as_str().expect("id").to_owned();
+    let sweep = json!({"detail-type": "Scheduled Event", "source": "aws.events"});
+    start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep starts it");
+
+    // Every reviewer votes; the function serving the last vote takes the trigger's claim and
+    // stops before it sends the evaluation request (API Gateway gives up on it).
+    for (n, reviewer) in REVIEWERS.iter().enumerate() {
+        let call = call_http(
+            &voting,
+            Flow::SubmitVote,
+            "POST",
+            "/submit-vote",
+            Some(vote_body(&id, reviewer, json!({"selected_option": "agent-translator-02"}))),
+        );
+        if n + 1 < REVIEWERS.len() {
+            assert_eq!(call.await.0, 200);
+        } else {
+            assert!(tokio::time::timeout(Duration::from_secs(2), call).await.is_err(), "the last vote's function never answers");
+        }
+    }
+    queue.dead.store(false, std::sync::atomic::Ordering::SeqCst);
+    let receive = || async {
+        let got =
+            sqs.receive_message().queue_url(&queue_url).max_number_of_messages(10).wait_time_seconds(1).send().await.expect("receive");
+        got.messages.unwrap_or_default()
+    };
+    assert!(receive().await.is_empty(), "no request was sent");
+
+    // Within the claim's lease the sweep leaves it; past it, the sweep requests it, once.
+    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    assert_eq!(swept["repaired"], json!([]));
+    clock.advance(Settings::default().trigger_lease + chrono::Duration::seconds(1));
+    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    assert_eq!(swept["repaired"], json!([{"social_task_id": id, "stall": "RequestLost"}]));
+    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    assert_eq!(swept["repaired"], json!([]), "requested once");
+    let messages = receive().await;
+    assert_eq!(messages.len(), 1, "one evaluation request");
+
+    // evaluate-task consumes it: the task completes once.
+    let record = json!({
+        "messageId": messages[0].message_id, "receiptHandle": messages[0].receipt_handle, "body": messages[0].body,
+        "attributes": {}, "messageAttributes": {}, "eventSource": "aws:sqs", "awsRegion": "us-east-1",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:evaluations"
+    });
+    let batch: SqsEvent = serde_json::from_value(json!({"Records": [record]})).expect("SQS event");
+    let work = EvaluationWork::new(voting.evaluator().clone());
+    assert!(agora_runtime::lambda::handle_batch(&work, batch).await.batch_item_failures.is_empty());
+    assert_eq!(call_http(&voting, Flow::Queries, "GET", &format!("/get-status/{id}"), None).await.1, json!({"status": "complete"}));
+    assert_eq!(post_award.calls(), 1);
+    clock.advance(chrono::Duration::hours(1));
+    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    assert_eq!(swept["repaired"], json!([]));
+    assert!(receive().await.is_empty());
+    assert_eq!(post_award.calls(), 1, "post-award ran once");
+}

@@ -12,10 +12,19 @@ use std::time::Duration;
 /// How long [`ensure_table`] waits for a new table to become active.
 const ACTIVE_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// Field GSIs a table this store creates carries at least, as the template's table does: every
+/// database of a deployment shares the table, whichever of them creates it first.
+const TABLE_SLOTS: usize = 4;
+
 /// The GSIs the store needs: `(name, partition key attribute)`, all sorted by `seq`.
 pub(crate) fn indexes(inner: &Inner) -> Vec<(String, String)> {
+    slots(inner.layout.slots)
+}
+
+/// The GSI of the whole collection and `n` field GSIs.
+fn slots(n: usize) -> Vec<(String, String)> {
     let mut out = vec![(ALL_INDEX.to_string(), ALL_ATTR.to_string())];
-    out.extend((1..=inner.layout.slots).map(|slot| (table::index_name(slot), table::index_attr(slot))));
+    out.extend((1..=n).map(|slot| (table::index_name(slot), table::index_attr(slot))));
     out
 }
 
@@ -73,7 +82,7 @@ async fn create(inner: &Inner) -> Result<(), StoreError> {
         .key_schema(key(PK, KeyType::Hash)?)
         .attribute_definitions(string_attr(PK)?)
         .attribute_definitions(string_attr(SEQ)?);
-    for (name, attr) in indexes(inner) {
+    for (name, attr) in slots(inner.layout.slots.max(TABLE_SLOTS)) {
         let projection = Projection::builder()
             .projection_type(ProjectionType::Include)
             .non_key_attributes(DOC)

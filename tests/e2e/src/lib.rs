@@ -307,7 +307,7 @@ impl ServerProcess {
         use std::io::BufRead;
         let mut command = std::process::Command::new(program);
         command
-            .args(["--port", "0", "--functions-dir", ""])
+            .args(["--port", "0"])
             .args(args)
             .envs(envs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))

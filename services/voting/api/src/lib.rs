@@ -5,6 +5,7 @@
 mod body;
 mod error;
 pub mod intake;
+pub mod limits;
 mod routes;
 
 pub use error::ApiError;

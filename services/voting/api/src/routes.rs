@@ -88,10 +88,15 @@ pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
 }
 
 /// The answers to a path no route serves (404) and a method the path does not take (405), as
-/// JSON errors, and the body limit of every route. Set once per server: axum refuses to merge two
+/// JSON errors, the body limit of every route and the limits on a request's head
+/// ([`crate::limits`]). Set once per server: axum refuses to merge two
 /// routers that both have a fallback.
 pub fn with_fallbacks(router: Router) -> Router {
-    router.fallback(no_route).method_not_allowed_fallback(wrong_method).layer(DefaultBodyLimit::max(BODY_LIMIT))
+    router
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(crate::limits::check_head))
 }
 
 async fn submit_task(State(creator): State<TaskCreator>, Body(body): Body) -> Reply {

@@ -176,6 +176,35 @@ async fn undecodable_paths_and_oversized_bodies_are_answered_in_json() {
     assert_refused("submit-vote", server.post_raw("/submit-vote", big).await, 400, &["Vote rejected"]);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn over_long_uris_and_oversized_heads_are_answered_in_json() {
+    let server = Server::start().await;
+    // A 9 KiB id: 414, on every route, GET or POST.
+    let long = "x".repeat(9 * 1024);
+    let (status, body) = server.get(&format!("/get-status/{long}")).await;
+    assert_eq!(status, 414, "{body}");
+    assert_eq!(body["error"], "Request URI is too long: 9228 bytes, the limit is 8192");
+    let (status, body) = server.post_raw(&format!("/generic-query/votes?{long}"), "{}").await;
+    assert_eq!((status, body["error"].as_str().is_some_and(|e| e.starts_with("Request URI is too long"))), (414, true), "{body}");
+    // A 20 KiB header, or 80 headers: 431.
+    let r = server.http.get(server.url("/get-status/task_1")).header("x-pad", "y".repeat(20 * 1024)).send().await.expect("answer");
+    assert_eq!(r.status().as_u16(), 431);
+    let body: serde_json::Value = r.json().await.expect("JSON");
+    assert!(body["error"].as_str().is_some_and(|e| e.starts_with("Request headers are too large")), "{body}");
+    let mut many = server.http.get(server.url("/get-status/task_1"));
+    for i in 0..80 {
+        many = many.header(format!("x-h{i}"), "1");
+    }
+    let r = many.send().await.expect("answer");
+    assert_eq!(r.status().as_u16(), 431);
+    assert!(r.json::<serde_json::Value>().await.expect("JSON")["error"]
+        .as_str()
+        .is_some_and(|e| e.starts_with("Request headers are too large")));
+    // Just under the limits: served (a 404 for an unknown task).
+    let (status, _) = server.get(&format!("/get-status/{}", "x".repeat(8 * 1024 - 20))).await;
+    assert_eq!(status, 404);
+}
+
 /// Sends a POST with `framing` (a Content-Length or Transfer-Encoding header) and `body` on a
 /// raw connection, ignoring a server that stops reading, and returns the answer as text. Fails
 /// after 5 s without one.

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod concurrency;
+mod crash;
 mod flow;
 mod hook_modes;
 mod live_stream;
