@@ -195,7 +195,7 @@ impl agora_voting_core::WorkQueue for StoppedBeforeTheSend {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_submit_vote_stopped_before_the_queue_send_is_repaired_by_the_start_tasks_sweep() {
+async fn a_claim_taken_by_a_function_stopped_before_the_queue_send_is_repaired_by_the_start_tasks_sweep() {
     let mongo_uri = required_env("MONGODB_URI");
     required_env("AGORA_AWS_ENDPOINT");
     let suffix = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
@@ -226,21 +226,17 @@ async fn a_submit_vote_stopped_before_the_queue_send_is_repaired_by_the_start_ta
     let sweep = json!({"detail-type": "Scheduled Event", "source": "aws.events"});
     start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep starts it");
 
-    // Every reviewer votes; the function serving the last vote takes the trigger's claim and
-    // stops before it sends the evaluation request (API Gateway gives up on it).
-    for (n, reviewer) in REVIEWERS.iter().enumerate() {
-        let call = call_http(
-            &voting,
-            Flow::SubmitVote,
-            "POST",
-            "/submit-vote",
-            Some(vote_body(&id, reviewer, json!({"selected_option": "agent-translator-02"}))),
-        );
-        if n + 1 < REVIEWERS.len() {
-            assert_eq!(call.await.0, 200);
-        } else {
-            assert!(tokio::time::timeout(Duration::from_secs(2), call).await.is_err(), "the last vote's function never answers");
-        }
+    // Every reviewer votes; the function serving the last vote stores it and stops before it
+    // sends the evaluation request (API Gateway gives up on it). The client retries the vote; the
+    // function serving the retry takes the trigger's claim and stops before the send too.
+    let last = vote_body(&id, REVIEWERS[2], json!({"selected_option": "agent-translator-02"}));
+    for reviewer in &REVIEWERS[..2] {
+        let body = vote_body(&id, reviewer, json!({"selected_option": "agent-translator-02"}));
+        assert_eq!(call_http(&voting, Flow::SubmitVote, "POST", "/submit-vote", Some(body)).await.0, 200);
+    }
+    for attempt in ["the vote", "its retry"] {
+        let call = call_http(&voting, Flow::SubmitVote, "POST", "/submit-vote", Some(last.clone()));
+        assert!(tokio::time::timeout(Duration::from_secs(2), call).await.is_err(), "the function serving {attempt} never answers");
     }
     queue.dead.store(false, std::sync::atomic::Ordering::SeqCst);
     let receive = || async {

@@ -169,64 +169,66 @@ async fn a_hook_the_deployment_cannot_run_is_refused_at_creation_naming_the_fiel
     assert!(f.schedules.made().is_empty());
 }
 
+/// Stores a qualified vote and its count as the vote path does, as if the process then died
+/// before requesting anything.
+async fn store_counted(f: &Flows, body: &Value, limit: Option<i64>) -> Counted {
+    let mut v = body.clone();
+    v["submission_time"] = json!("2026-10-22T10:03:12.000000");
+    let task = v["social_task_id"].as_str().unwrap().to_owned();
+    f.store.insert_counted(vec![("votes", agora_store::to_json(&v))], &format!("qualified:{task}"), limit).await.unwrap()
+}
+
 #[tokio::test]
-async fn a_request_lost_before_the_queue_took_it_is_requested_again_by_a_retried_vote_or_the_sweep_past_the_lease() {
+async fn a_triggering_vote_whose_request_was_lost_is_requested_again_by_its_retry_once() {
     let f = flows();
     let id = started_public_task(&f, 2).await;
     f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
-    // A requester took the trigger claim and died before the queue took its request: the claim
-    // stays leased, unsettled.
-    let claims = Claims::new(f.store.clone());
-    assert_eq!(claims.claim(&format!("trigger:{id}"), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap(), Claim::Won);
+    // The triggering vote was stored and counted, and its process died before the request.
     let last = vote(&id, "anyone-2", "agent-translator-03");
-    f.voting.submit_vote(&last).await.expect("accepted");
-    assert!(f.queue.take().is_empty(), "the trigger is claimed");
-
-    // Within the lease neither a retry nor the sweep requests it.
-    f.clock.advance(chrono::Duration::seconds(30));
-    assert!(f.voting.submit_vote(&last).await.expect("the same vote again").qualified);
-    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
+    assert_eq!(store_counted(&f, &last, Some(2)).await, Counted::Stored(2));
     assert!(f.queue.take().is_empty());
-
-    // Past the lease, the retry requests the evaluation again, once, and settles the claim.
-    f.clock.advance(chrono::Duration::seconds(31));
+    // Its retry requests the evaluation, once.
     assert!(f.voting.submit_vote(&last).await.expect("the same vote again").qualified);
     let queued = f.queue.take();
     assert_eq!(queued.len(), 1);
     assert_eq!(queued[0].body, evaluation_request(&id));
-    f.clock.advance(chrono::Duration::hours(1));
-    assert!(f.voting.submit_vote(&last).await.is_ok());
-    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "settled: the queue has it");
+    assert!(f.voting.submit_vote(&last).await.expect("again").qualified);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "recorded: the queue has it");
     assert!(f.queue.take().is_empty());
 }
 
 #[tokio::test]
-async fn the_sweep_requests_a_lost_request_once_per_lease() {
+async fn a_request_claimed_and_lost_is_requested_again_past_the_lease_by_a_retry_or_the_sweep_once() {
     let f = flows();
     let id = started_public_task(&f, 1).await;
+    let only = vote(&id, "anyone-1", "agent-translator-03");
+    assert_eq!(store_counted(&f, &only, Some(1)).await, Counted::Stored(1));
+    // A retry (or a sweep) took the trigger's claim and died before the queue took its request.
     let claims = Claims::new(f.store.clone());
-    claims.claim(&format!("trigger:{id}"), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap();
-    f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    assert_eq!(claims.claim(&format!("trigger:{id}"), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap(), Claim::Won);
+    // Within the lease neither a retry nor the sweep requests it.
+    f.clock.advance(chrono::Duration::seconds(30));
+    assert!(f.voting.submit_vote(&only).await.expect("the same vote again").qualified);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
     assert!(f.queue.take().is_empty());
-    f.clock.advance(chrono::Duration::seconds(61));
+    // Past it, the sweep requests it once, and settles the claim.
+    f.clock.advance(chrono::Duration::seconds(31));
     assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::RequestLost)]);
     assert_eq!(f.queue.take().len(), 1);
     assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
     f.clock.advance(chrono::Duration::hours(1));
+    assert!(f.voting.submit_vote(&only).await.is_ok());
     assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "settled");
+    assert!(f.queue.take().is_empty());
 }
 
 #[tokio::test]
 async fn the_sweep_requests_a_trigger_that_was_never_claimed() {
     let f = flows();
     let id = started_public_task(&f, 2).await;
-    // Two qualified votes stored and counted, and the process died before claiming the trigger.
-    for voter in ["anyone-1", "anyone-2"] {
-        let mut v = vote(&id, voter, "agent-translator-03");
-        v["submission_time"] = json!("2026-10-22T10:03:12.000000");
-        let stored = f.store.insert_counted(vec![("votes", agora_store::to_json(&v))], &format!("qualified:{id}"), Some(2)).await;
-        assert_eq!(stored.unwrap(), Counted::Stored(if voter == "anyone-1" { 1 } else { 2 }));
-    }
+    // Two qualified votes stored and counted, and the process died before requesting anything.
+    assert_eq!(store_counted(&f, &vote(&id, "anyone-1", "agent-translator-03"), Some(2)).await, Counted::Stored(1));
+    assert_eq!(store_counted(&f, &vote(&id, "anyone-2", "agent-translator-03"), Some(2)).await, Counted::Stored(2));
     assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::NeverRequested)]);
     assert_eq!(f.queue.take().len(), 1);
     assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "requested once");

@@ -180,27 +180,39 @@ impl VoteIntake {
     }
 
     /// §1.3: when the trigger holds (counting the vote just stored), queue one evaluation.
-    /// `counted` is the task's qualified-vote count as this vote's write left it; `None` reads
-    /// it (a retried vote).
+    ///
+    /// `counted` is the task's count of qualified votes as this vote's write left it. Counts are
+    /// exact and each qualified vote raises it by one, so exactly one vote's write brings it to
+    /// the threshold: that vote queues the evaluation, then records the request (a settled
+    /// trigger claim) for the repair sweep, which requests it again if the process dies before
+    /// the queue has it (a duplicate request is harmless: evaluation completes once).
+    ///
+    /// `None` (a retried vote) reads the count and requests the evaluation unless the trigger's
+    /// claim says it was requested; its claim is leased until the queue has the request.
     async fn trigger_if_ready(&self, task: &SocialTaskCoreData, counted: Option<u64>) -> Result<(), VotingError> {
         let id = &task.social_task_id;
         let Some(needed) = trigger::threshold(task) else { return Ok(()) };
-        let count = match counted {
-            Some(n) => n,
-            None => u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0),
-        };
-        if count < needed {
-            return Ok(());
-        }
         let claim_key = trigger::trigger_claim(id);
-        // Reading the claim first spares votes arriving after the trigger a failed write each. The
-        // claim is leased until the queue has the request, then settled: if the requester died
-        // in between, a retried vote (or the repair sweep) past the lease requests it again.
         let now = self.clock.now();
-        if self.claims.live(&claim_key, now).await? || self.claims.claim(&claim_key, now, Some(self.trigger_lease)).await? == Claim::Held {
-            return Ok(());
+        match counted {
+            Some(n) if n != needed => return Ok(()),
+            Some(_) => {
+                queue_evaluation(self.evaluations.as_ref(), id).await?;
+                if let Err(e) = self.claims.claim(&claim_key, now, None).await {
+                    // The request is queued; unrecorded, the sweep only requests it once more.
+                    tracing::warn!(social_task_id = %id, error = %e, "evaluation request not recorded");
+                }
+            }
+            None => {
+                if u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0) < needed
+                    || self.claims.live(&claim_key, now).await?
+                    || self.claims.claim(&claim_key, now, Some(self.trigger_lease)).await? == Claim::Held
+                {
+                    return Ok(());
+                }
+                request_evaluation(&self.claims, self.evaluations.as_ref(), id).await?;
+            }
         }
-        request_evaluation(&self.claims, self.evaluations.as_ref(), id).await?;
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
         Ok(())
     }
@@ -220,14 +232,21 @@ fn check_status(task: &SocialTaskCoreData) -> Result<(), VotingError> {
 /// the next qualified vote, or the repair sweep, tries again.
 pub(crate) async fn request_evaluation(claims: &Claims, queue: &dyn WorkQueue, id: &str) -> Result<(), VotingError> {
     let claim_key = trigger::trigger_claim(id);
-    if let Err(e) = queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await {
-        tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; the next qualified vote or the repair sweep retries");
+    if let Err(e) = queue_evaluation(queue, id).await {
         claims.release(&claim_key).await?;
-        return Err(VotingError::internal_caused("the evaluation request could not be queued", e));
+        return Err(e);
     }
     if let Err(e) = claims.settle(&claim_key).await {
         // The request is queued; an unsettled claim only lets the sweep request it once more.
         tracing::warn!(social_task_id = %id, error = %e, "trigger claim not settled");
     }
     Ok(())
+}
+
+/// Sends the evaluation request of a task.
+async fn queue_evaluation(queue: &dyn WorkQueue, id: &str) -> Result<(), VotingError> {
+    queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await.map_err(|e| {
+        tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; a retried vote or the repair sweep requests it");
+        VotingError::internal_caused("the evaluation request could not be queued", e)
+    })
 }

@@ -7,3 +7,4 @@ mod crash;
 mod flow;
 mod hook_modes;
 mod live_stream;
+mod round_trips;
