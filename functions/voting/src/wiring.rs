@@ -87,7 +87,7 @@ pub async fn creator_from_env() -> Result<TaskCreator, BoxError> {
 pub async fn intake_from_env() -> Result<VoteIntake, BoxError> {
     let sdk = agora_aws::config::load().await;
     let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    let lease = Settings::default().trigger_lease;
+    let lease = Settings::default().trigger_leases();
     Ok(VoteIntake::new(store_from_env().await?, hooks_from_env()?, evaluations, Arc::new(SystemClock), changes_from_env(&sdk), lease))
 }
 
@@ -111,7 +111,7 @@ pub async fn sweeps_from_env() -> Result<(Starter, Repairer), BoxError> {
         settings.start_lease,
     );
     let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    Ok((starter, Repairer::new(store, evaluations, Arc::new(SystemClock), settings.trigger_lease)))
+    Ok((starter, Repairer::new(store, evaluations, Arc::new(SystemClock), settings.trigger_leases())))
 }
 
 /// `voting-evaluate-task`: the store, the hooks, the publisher, the live queue's changes.

@@ -10,7 +10,8 @@
 //!
 //! A holder that works longer than a lease keeps its claim alive ([`Claims::renew`], with the
 //! [`Lease`] [`Claims::take`] gave it): a short lease then bounds how long a crashed holder
-//! blocks the work. [`Claims::settle`] makes a claim permanent once its work is handed on.
+//! blocks the work. [`Claims::settle`] gives a claim a long lease once its work is handed on
+//! (a queue holds it).
 //!
 //! Taking one inserts that document; when it exists already, the claim is taken over only if
 //! its lease has run out (`expires_at < now`, in one conditional write, so that one taker wins);
@@ -107,10 +108,10 @@ impl Claims {
         self.store.update(COLLECTION.name, &held.key, &ours, &change).await
     }
 
-    /// Makes the claim `key` permanent (its work has been handed on: a queue holds it now).
-    /// Returns whether it was held.
-    pub async fn settle(&self, key: &str) -> Result<bool, StoreError> {
-        self.store.update(COLLECTION.name, key, &Filter::all(), &Change::set(&json!({"expires_at": null}))).await
+    /// Gives the claim `key` the lease `now + lease`, whoever holds it: its work has been handed
+    /// on (a queue holds it now) and is trusted there that long. Returns whether it was held.
+    pub async fn settle(&self, key: &str, now: DateTime<Utc>, lease: chrono::Duration) -> Result<bool, StoreError> {
+        self.store.update(COLLECTION.name, key, &Filter::all(), &Change::set(&json!({"expires_at": format_datetime(&(now + lease))}))).await
     }
 
     /// Whether the claim `key` is free, settled, live or expired at `now`.

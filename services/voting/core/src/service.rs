@@ -12,6 +12,7 @@ use crate::flows::vote::{VoteAccepted, VoteIntake};
 use crate::hooks::VotingHooks;
 use crate::ports::{ChangeListener, Clock, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, SystemClock, WorkQueue};
 use crate::repo::Repo;
+use crate::trigger::TriggerLeases;
 use agora_store::DocumentStore;
 use std::sync::Arc;
 
@@ -54,7 +55,11 @@ impl Ports {
 pub struct Settings {
     pub start_lease: chrono::Duration,
     pub evaluation_lease: chrono::Duration,
+    /// How long an evaluation request claimed by a retry or the repair sweep may stay unqueued.
     pub trigger_lease: chrono::Duration,
+    /// How long a queued evaluation request is trusted to the queue before the repair sweep
+    /// requests it again (a day: far past the queue's own retries).
+    pub request_lease: chrono::Duration,
 }
 
 impl Default for Settings {
@@ -63,14 +68,20 @@ impl Default for Settings {
             start_lease: chrono::Duration::minutes(5),
             evaluation_lease: chrono::Duration::seconds(60),
             trigger_lease: chrono::Duration::seconds(60),
+            request_lease: chrono::Duration::hours(24),
         }
     }
 }
 
 impl Settings {
-    /// Every lease set to `lease` (the local server's `--claim-lease-ms`).
+    /// Every short lease set to `lease` (the local server's `--claim-lease-ms`).
     pub fn with_leases(lease: chrono::Duration) -> Self {
-        Self { start_lease: lease, evaluation_lease: lease, trigger_lease: lease }
+        Self { start_lease: lease, evaluation_lease: lease, trigger_lease: lease, ..Self::default() }
+    }
+
+    /// The leases of the trigger's claim.
+    pub fn trigger_leases(&self) -> TriggerLeases {
+        TriggerLeases { claim: self.trigger_lease, request: self.request_lease }
     }
 }
 
@@ -97,9 +108,15 @@ impl Voting {
         let creator = TaskCreator::new(parser.clone(), repo.clone(), p.scheduler.clone());
         let starter =
             Starter::new(p.store.clone(), p.hooks.clone(), p.publisher.clone(), p.clock.clone(), p.changes.clone(), settings.start_lease);
-        let intake =
-            VoteIntake::new(p.store.clone(), p.hooks.clone(), p.queue.clone(), p.clock.clone(), p.changes.clone(), settings.trigger_lease);
-        let repairer = Repairer::new(p.store.clone(), p.queue.clone(), p.clock.clone(), settings.trigger_lease);
+        let intake = VoteIntake::new(
+            p.store.clone(),
+            p.hooks.clone(),
+            p.queue.clone(),
+            p.clock.clone(),
+            p.changes.clone(),
+            settings.trigger_leases(),
+        );
+        let repairer = Repairer::new(p.store.clone(), p.queue.clone(), p.clock.clone(), settings.trigger_leases());
         let evaluator = Evaluator::new(
             p.store.clone(),
             p.hooks.clone(),

@@ -7,13 +7,24 @@
 //! most `duration` qualified votes are stored.
 //!
 //! Two claims record where a task's evaluation stands:
-//! - [`trigger_claim`] `trigger:<id>`: taken (leased) by whoever requests the evaluation, and
-//!   settled (made permanent) once the queue has the request. Leased and expired means the
-//!   requester died before the queue took it.
+//! - [`trigger_claim`] `trigger:<id>`: the record of the evaluation request. The vote whose
+//!   write reaches the threshold queues the request, then records it with the long
+//!   [`TriggerLeases::request`] lease; a retry or the repair sweep claims it first with the short
+//!   [`TriggerLeases::claim`] lease, then queues and settles it to the long one. Expired means
+//!   the requester died before the queue took it, or the queue has had it for a day.
 //! - `evaluate:<id>`: held by the evaluator while it works, its short lease renewed as it goes.
 //!   Held and expired means the evaluator died mid-work.
 
 use agora_voting_schema::SocialTaskCoreData;
+
+/// The leases of a task's trigger claim (see the module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct TriggerLeases {
+    /// While a request is claimed and not yet queued.
+    pub claim: chrono::Duration,
+    /// Once the queue has it.
+    pub request: chrono::Duration,
+}
 use std::collections::BTreeSet;
 
 /// The claim of the evaluation request (see the module docs).

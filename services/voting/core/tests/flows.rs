@@ -286,3 +286,18 @@ async fn a_public_task_stores_at_most_duration_qualified_votes_and_says_voting_h
         Ok(Some(2))
     );
 }
+
+#[tokio::test]
+async fn a_queued_request_is_left_to_the_queue_for_a_day_then_requested_again() {
+    let f = flows();
+    let id = started_public_task(&f, 1).await;
+    f.voting.submit_vote(&vote(&id, "anyone-1", "agent-translator-03")).await.expect("accepted");
+    // The queue has the request (and, say, dead-letters it after its attempts).
+    assert_eq!(f.queue.take().len(), 1);
+    f.clock.advance(chrono::Duration::hours(23));
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "the queue has it");
+    f.clock.advance(chrono::Duration::hours(2));
+    assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::RequestLost)]);
+    assert_eq!(f.queue.take().len(), 1);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
+}

@@ -125,12 +125,15 @@ pub async fn claims_renewed_by_their_holder_and_settled(store: SharedStore) {
     let second = claims.take("evaluate:task_r", at(2, 0), lease(1)).await.unwrap().expect("taken over");
     assert!(!claims.renew(&first, at(2, 1), Duration::minutes(1)).await.unwrap(), "the first holder lost it");
     assert!(claims.renew(&second, at(2, 1), Duration::minutes(1)).await.unwrap());
-    // Settled: never expires, never taken over; released, free again.
-    assert!(claims.settle("evaluate:task_r").await.unwrap());
-    assert_eq!(claims.state("evaluate:task_r", at(59, 0)).await.unwrap(), ClaimState::Settled);
+    // Settled for an hour at 2:01: live, never taken over, until 3:01.
+    assert!(claims.settle("evaluate:task_r", at(2, 1), Duration::hours(1)).await.unwrap());
+    assert_eq!(claims.state("evaluate:task_r", at(59, 0)).await.unwrap(), ClaimState::Live);
     assert!(claims.live("evaluate:task_r", at(59, 0)).await.unwrap());
     assert_eq!(claims.take("evaluate:task_r", at(59, 0), lease(1)).await.unwrap(), None);
-    assert!(!claims.settle("evaluate:task_none").await.unwrap(), "nothing to settle");
+    assert!(!claims.settle("evaluate:task_none", at(2, 1), Duration::hours(1)).await.unwrap(), "nothing to settle");
+    // A claim without a lease is settled for ever.
+    claims.claim("start:task_s", at(0, 0), None).await.unwrap();
+    assert_eq!(claims.state("start:task_s", at(59, 0)).await.unwrap(), ClaimState::Settled);
     assert!(claims.release("evaluate:task_r").await.unwrap());
     assert!(!claims.renew(&second, at(59, 0), Duration::minutes(1)).await.unwrap(), "released");
     assert_eq!(claims.state("evaluate:task_r", at(59, 0)).await.unwrap(), ClaimState::Free);

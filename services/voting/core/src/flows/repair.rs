@@ -10,16 +10,16 @@
 //! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed: the
 //!   evaluator died mid-work (its queue message may be gone too).
 //!
-//! A settled trigger claim with no evaluator claim means the queue holds the request (waiting,
-//! retrying, or dead-lettered after its attempts): the sweep leaves it to the queue, so that a
-//! dead-lettered evaluation is not retried for ever. Requests are deduplicated by the claims: at
-//! most one per task per lease.
+//! A recorded request (the trigger claim on its long lease, a day) with no evaluator claim means
+//! the queue holds it (waiting, retrying, or dead-lettered after its attempts): the sweep leaves
+//! it to the queue, and requests a dead-lettered evaluation again once a day at most. Requests
+//! are deduplicated by the claims: at most one per task per lease.
 
 use crate::error::VotingError;
 use crate::flows::vote::request_evaluation;
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::Repo;
-use crate::trigger;
+use crate::trigger::{self, TriggerLeases};
 use agora_store::claims::{Claim, ClaimState, Claims};
 use agora_store::DocumentStore;
 use agora_voting_schema::SocialTaskCoreData;
@@ -40,13 +40,13 @@ pub struct Repairer {
     claims: Claims,
     evaluations: Arc<dyn WorkQueue>,
     clock: Arc<dyn Clock>,
-    /// The lease of the claims the sweep takes (as the vote path's trigger lease).
-    lease: chrono::Duration,
+    /// The leases of the trigger's claim (the repair's own claim takes the short one).
+    leases: TriggerLeases,
 }
 
 impl Repairer {
-    pub fn new(store: Arc<dyn DocumentStore>, evaluations: Arc<dyn WorkQueue>, clock: Arc<dyn Clock>, lease: chrono::Duration) -> Self {
-        Self { repo: Repo::new(store.clone()), claims: Claims::new(store), evaluations, clock, lease }
+    pub fn new(store: Arc<dyn DocumentStore>, evaluations: Arc<dyn WorkQueue>, clock: Arc<dyn Clock>, leases: TriggerLeases) -> Self {
+        Self { repo: Repo::new(store.clone()), claims: Claims::new(store), evaluations, clock, leases }
     }
 
     /// Requests the evaluation of every stalled started task. Returns the tasks it requested,
@@ -75,7 +75,7 @@ impl Repairer {
             ClaimState::Expired => {
                 // The trigger claim is settled: the repair's own claim keeps this to one request
                 // per lease while the evaluator picks it up.
-                if self.claims.claim(&format!("repair:{id}"), now, Some(self.lease)).await? == Claim::Held {
+                if self.claims.claim(&format!("repair:{id}"), now, Some(self.leases.claim)).await? == Claim::Held {
                     return Ok(None);
                 }
                 self.evaluations
@@ -97,10 +97,10 @@ impl Repairer {
                 Stall::NeverRequested
             }
         };
-        if self.claims.claim(&trigger::trigger_claim(id), now, Some(self.lease)).await? == Claim::Held {
+        if self.claims.claim(&trigger::trigger_claim(id), now, Some(self.leases.claim)).await? == Claim::Held {
             return Ok(None);
         }
-        request_evaluation(&self.claims, self.evaluations.as_ref(), id).await?;
+        request_evaluation(&self.claims, self.evaluations.as_ref(), id, now, self.leases.request).await?;
         Ok(Some(stall))
     }
 }

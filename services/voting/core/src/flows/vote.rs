@@ -10,7 +10,7 @@ use crate::ports::{ChangeListener, Clock, WorkQueue};
 use crate::repo::Repo;
 use crate::specs::SpecCache;
 use crate::tasks::StartedTasks;
-use crate::trigger;
+use crate::trigger::{self, TriggerLeases};
 use agora_store::claims::{Claim, Claims};
 use agora_store::{Counted, DocumentStore, StoreError};
 use agora_voting_schema::{parse_vote_request, Hook, HookInput, SocialTaskCoreData, TaskStatus, Vote};
@@ -35,9 +35,8 @@ pub struct VoteIntake {
     changes: Arc<dyn ChangeListener>,
     tasks: StartedTasks,
     specs: SpecCache,
-    /// How long the trigger's claim holds before the repair sweep, or a retried vote, may request
-    /// an evaluation whose request may have been lost (the requester died before the queue took it).
-    trigger_lease: chrono::Duration,
+    /// The leases of the trigger's claim ([`crate::trigger`]).
+    leases: TriggerLeases,
 }
 
 impl VoteIntake {
@@ -47,7 +46,7 @@ impl VoteIntake {
         evaluations: Arc<dyn WorkQueue>,
         clock: Arc<dyn Clock>,
         changes: Arc<dyn ChangeListener>,
-        trigger_lease: chrono::Duration,
+        leases: TriggerLeases,
     ) -> Self {
         let repo = Repo::new(store.clone());
         Self {
@@ -59,7 +58,7 @@ impl VoteIntake {
             evaluations,
             clock,
             changes,
-            trigger_lease,
+            leases,
         }
     }
 
@@ -198,7 +197,7 @@ impl VoteIntake {
             Some(n) if n != needed => return Ok(()),
             Some(_) => {
                 queue_evaluation(self.evaluations.as_ref(), id).await?;
-                if let Err(e) = self.claims.claim(&claim_key, now, None).await {
+                if let Err(e) = self.claims.claim(&claim_key, now, Some(self.leases.request)).await {
                     // The request is queued; unrecorded, the sweep only requests it once more.
                     tracing::warn!(social_task_id = %id, error = %e, "evaluation request not recorded");
                 }
@@ -206,11 +205,11 @@ impl VoteIntake {
             None => {
                 if u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0) < needed
                     || self.claims.live(&claim_key, now).await?
-                    || self.claims.claim(&claim_key, now, Some(self.trigger_lease)).await? == Claim::Held
+                    || self.claims.claim(&claim_key, now, Some(self.leases.claim)).await? == Claim::Held
                 {
                     return Ok(());
                 }
-                request_evaluation(&self.claims, self.evaluations.as_ref(), id).await?;
+                request_evaluation(&self.claims, self.evaluations.as_ref(), id, now, self.leases.request).await?;
             }
         }
         tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
@@ -228,15 +227,21 @@ fn check_status(task: &SocialTaskCoreData) -> Result<(), VotingError> {
 }
 
 /// Queues the evaluation of a task whose trigger claim the caller holds, then settles the claim
-/// (the queue has the request now). When the queue refuses it, the claim is given back so that
-/// the next qualified vote, or the repair sweep, tries again.
-pub(crate) async fn request_evaluation(claims: &Claims, queue: &dyn WorkQueue, id: &str) -> Result<(), VotingError> {
+/// to the long `request` lease (the queue has the request now). When the queue refuses it, the
+/// claim is given back so that the next qualified vote, or the repair sweep, tries again.
+pub(crate) async fn request_evaluation(
+    claims: &Claims,
+    queue: &dyn WorkQueue,
+    id: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    request: chrono::Duration,
+) -> Result<(), VotingError> {
     let claim_key = trigger::trigger_claim(id);
     if let Err(e) = queue_evaluation(queue, id).await {
         claims.release(&claim_key).await?;
         return Err(e);
     }
-    if let Err(e) = claims.settle(&claim_key).await {
+    if let Err(e) = claims.settle(&claim_key, now, request).await {
         // The request is queued; an unsettled claim only lets the sweep request it once more.
         tracing::warn!(social_task_id = %id, error = %e, "trigger claim not settled");
     }
