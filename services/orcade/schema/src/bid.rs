@@ -2,7 +2,7 @@
 //! kept with `bid_data.bid_rejected = true` and `bid_data.pqt_reason` (§3), which only the
 //! service writes.
 
-use crate::fields::null_as_default;
+use crate::conventions::null_as_default;
 use agora_schema::time::iso;
 use agora_schema::Entity;
 use chrono::{DateTime, Utc};

@@ -2,7 +2,7 @@
 //! unset optionals as `null` (as the spec's examples show them), datetimes as [`crate::time`]
 //! says; `from_dict()` reads the fields with defaults when they are absent or `null`.
 
-use crate::fields::null_as_default;
+use crate::conventions::null_as_default;
 use crate::status::{BidJobMode, BidJobStatus};
 use crate::time::{utc_micros, utc_micros_opt};
 use agora_schema::fields::kind;

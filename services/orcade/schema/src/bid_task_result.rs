@@ -2,7 +2,7 @@
 //! record also carries `evaluator_output`, the evaluator's output as it came (§4 decision),
 //! written after the spec's fields and absent on every other record.
 
-use crate::fields::null_as_default;
+use crate::conventions::null_as_default;
 use crate::status::TaskType;
 use agora_schema::time::iso;
 use agora_schema::Entity;

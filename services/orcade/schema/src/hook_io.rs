@@ -129,7 +129,9 @@ impl Evaluation {
             Evaluation::Resolved { winner_subject_id, result_data } => {
                 json!({"winner_subject_id": winner_subject_id, "status": RESOLVED, "result_data": result_data})
             }
-            Evaluation::NoValidBids { reason, result_data } => json!({"status": NO_VALID_BIDS, "reason": reason, "result_data": result_data}),
+            Evaluation::NoValidBids { reason, result_data } => {
+                json!({"status": NO_VALID_BIDS, "reason": reason, "result_data": result_data})
+            }
         }
     }
 

@@ -29,18 +29,18 @@
 pub mod bid;
 pub mod bid_job;
 pub mod bid_task_result;
-mod fields;
+mod conventions;
 pub mod hook_io;
 pub mod request;
 pub mod status;
 pub mod storage;
 pub mod time;
 
-pub use agora_schema::{Entity, FieldError, FunctionSpec, HookTarget, ValidationErrors};
+pub use agora_schema::{fields, Entity, FieldError, FunctionSpec, HookTarget, ValidationErrors};
 pub use bid::Bid;
 pub use bid_job::{closes_at, subject_tag, BidJob};
 pub use bid_task_result::BidTaskResult;
-pub use fields::new_id;
+pub use conventions::new_id;
 pub use hook_io::{Evaluation, EvaluatorInput, Hook, OutputError, PqtInput, PqtVerdict};
 pub use request::{parse_bid_job_patch, parse_bid_patch, parse_bid_request, parse_create_request, BuiltinCheck, Patch};
 pub use status::{BidJobMode, BidJobStatus, TaskType};

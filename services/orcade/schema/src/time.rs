@@ -7,6 +7,7 @@
 //! Bids and task results keep the platform's form ([`agora_schema::time::iso`]: naive UTC), as
 //! §2.2 and §2.3 show them.
 
+pub use agora_schema::time::{format_datetime, iso, iso_opt, parse_datetime, truncate_micros};
 use chrono::{DateTime, Utc};
 use serde::{Deserializer, Serializer};
 

@@ -43,7 +43,8 @@ fn a_whole_to_dict_is_tolerated_and_the_service_s_fields_set_anew() {
     body["submission_time"] = json!("2020-01-01T00:00:00");
     let bid = parse(&body).unwrap();
     assert_same_doc(&bid.to_dict(), &doc(BID));
-    let with_nulls = with(with(with(request(), "bid_job_id", Some(Value::Null)), "is_winner", Some(Value::Null)), "bid_id", Some(Value::Null));
+    let with_nulls =
+        with(with(with(request(), "bid_job_id", Some(Value::Null)), "is_winner", Some(Value::Null)), "bid_id", Some(Value::Null));
     assert_same_doc(&parse(&with_nulls).unwrap().to_dict(), &doc(BID));
 }
 

@@ -87,7 +87,18 @@ fn defaults_fill_what_is_omitted() {
 
 #[test]
 fn an_explicit_null_is_the_same_as_omitting_the_field() {
-    let optional = ["bid_job_id", "bid_job_pqt_id", "bid_job_tie_id", "bid_job_mode", "bid_job_max_subjects", "bid_job_max_time", "bid_job_tags", "bid_job_status", "bid_job_created_time", "bid_job_closes_at"];
+    let optional = [
+        "bid_job_id",
+        "bid_job_pqt_id",
+        "bid_job_tie_id",
+        "bid_job_mode",
+        "bid_job_max_subjects",
+        "bid_job_max_time",
+        "bid_job_tags",
+        "bid_job_status",
+        "bid_job_created_time",
+        "bid_job_closes_at",
+    ];
     let mut with_nulls = closed_request();
     for k in optional {
         with_nulls[k] = Value::Null;
@@ -168,7 +179,16 @@ fn each_required_field_is_named_when_missing() {
 fn all_problems_are_reported_at_once() {
     let body = json!({"bid_job_mode": "closed", "bid_job_tags": [""], "bid_job_max_time": 0});
     let paths: Vec<String> = refuse(&body).into_iter().map(|(p, _)| p).collect();
-    for want in ["bid_job_metadata", "bid_job_description", "bid_job_name", "bid_job_evaluator_id", "bid_job_creator_id", "bid_job_subject_ids", "bid_job_max_time", "bid_job_tags[0]"] {
+    for want in [
+        "bid_job_metadata",
+        "bid_job_description",
+        "bid_job_name",
+        "bid_job_evaluator_id",
+        "bid_job_creator_id",
+        "bid_job_subject_ids",
+        "bid_job_max_time",
+        "bid_job_tags[0]",
+    ] {
         assert!(paths.iter().any(|p| p == want), "{want} not in {paths:?}");
     }
     let message = parse(&body).unwrap_err().to_string();
@@ -196,7 +216,11 @@ fn wrong_types_say_what_was_expected_and_what_came() {
 #[test]
 fn a_closed_job_needs_a_roster_and_no_limits() {
     refused_on(&with(closed_request(), "bid_job_subject_ids", None), "bid_job_subject_ids", "is required for a closed job");
-    refused_on(&with(closed_request(), "bid_job_subject_ids", Some(json!([]))), "bid_job_subject_ids", "must name at least one subject for a closed job");
+    refused_on(
+        &with(closed_request(), "bid_job_subject_ids", Some(json!([]))),
+        "bid_job_subject_ids",
+        "must name at least one subject for a closed job",
+    );
     refused_on(&with(closed_request(), "bid_job_max_subjects", Some(json!(3))), "bid_job_max_subjects", "must be omitted for a closed job");
     refused_on(&with(closed_request(), "bid_job_max_time", Some(json!(60))), "bid_job_max_time", "must be omitted for a closed job");
     let mixed = with(with(closed_request(), "bid_job_mode", Some(json!("mixed"))), "bid_job_subject_ids", None);
@@ -205,17 +229,22 @@ fn a_closed_job_needs_a_roster_and_no_limits() {
 
 #[test]
 fn an_open_job_takes_no_roster_and_needs_a_limit() {
-    refused_on(&with(open_request(), "bid_job_subject_ids", Some(json!(["a"]))), "bid_job_subject_ids", "must not be supplied for an open job");
     refused_on(
-        &with(open_request(), "bid_job_max_time", None),
-        "bid_job_max_subjects",
-        "or bid_job_max_time is required for an open job",
+        &with(open_request(), "bid_job_subject_ids", Some(json!(["a"]))),
+        "bid_job_subject_ids",
+        "must not be supplied for an open job",
     );
+    refused_on(&with(open_request(), "bid_job_max_time", None), "bid_job_max_subjects", "or bid_job_max_time is required for an open job");
 }
 
 #[test]
 fn a_limit_below_one_is_refused() {
-    for (key, value) in [("bid_job_max_subjects", json!(0)), ("bid_job_max_time", json!(-5)), ("bid_job_max_time", json!(1.5)), ("bid_job_max_subjects", json!("5"))] {
+    for (key, value) in [
+        ("bid_job_max_subjects", json!(0)),
+        ("bid_job_max_time", json!(-5)),
+        ("bid_job_max_time", json!(1.5)),
+        ("bid_job_max_subjects", json!("5")),
+    ] {
         let got = refuse(&with(open_request(), key, Some(value.clone())));
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0], (key.to_owned(), format!("must be an integer of at least 1, got {value}")));
@@ -234,8 +263,13 @@ fn an_empty_tag_is_refused_by_position() {
 
 #[test]
 fn subject_tags_are_the_service_s() {
-    refused_on(&with(closed_request(), "bid_job_tags", Some(json!(["subject::agent-translator-01"]))), "bid_job_tags[0]", "this job is closed");
-    let mixed = with(with(closed_request(), "bid_job_mode", Some(json!("mixed"))), "bid_job_tags", Some(json!(["ok", "subject::intruder"])));
+    refused_on(
+        &with(closed_request(), "bid_job_tags", Some(json!(["subject::agent-translator-01"]))),
+        "bid_job_tags[0]",
+        "this job is closed",
+    );
+    let mixed =
+        with(with(closed_request(), "bid_job_mode", Some(json!("mixed"))), "bid_job_tags", Some(json!(["ok", "subject::intruder"])));
     refused_on(&mixed, "bid_job_tags[1]", "\"intruder\" is not on it");
 }
 
@@ -268,7 +302,11 @@ fn ids_must_be_usable() {
 #[test]
 fn function_ids_must_read_as_function_specs() {
     refused_on(&with(closed_request(), "bid_job_evaluator_id", Some(json!(""))), "bid_job_evaluator_id", "must not be empty");
-    refused_on(&with(closed_request(), "bid_job_evaluator_id", Some(json!("builtin:"))), "bid_job_evaluator_id", "is not a valid function id");
+    refused_on(
+        &with(closed_request(), "bid_job_evaluator_id", Some(json!("builtin:"))),
+        "bid_job_evaluator_id",
+        "is not a valid function id",
+    );
     refused_on(&with(closed_request(), "bid_job_pqt_id", Some(json!("builtin: "))), "bid_job_pqt_id", "is not a valid function id");
     let trimmed = parse(&with(closed_request(), "bid_job_pqt_id", Some(json!("  https://hooks.example.com/pqt ")))).unwrap();
     assert_eq!(trimmed.bid_job_pqt_id, "https://hooks.example.com/pqt");

@@ -39,7 +39,10 @@ fn dotted_paths_and_whole_fields_are_set_in_the_body_s_order() {
     }))
     .unwrap();
     let keys: Vec<&str> = p.set.keys().map(String::as_str).collect();
-    assert_eq!(keys, ["bid_job_metadata.priority", "bid_job_name", "bid_job_description.extra.deep", "bid_job_creator_id", "bid_job_tie_id"]);
+    assert_eq!(
+        keys,
+        ["bid_job_metadata.priority", "bid_job_name", "bid_job_description.extra.deep", "bid_job_creator_id", "bid_job_tie_id"]
+    );
     assert_eq!(p.set["bid_job_description.extra.deep"], json!([1, 2]));
 }
 
@@ -47,7 +50,9 @@ fn dotted_paths_and_whole_fields_are_set_in_the_body_s_order() {
 fn the_id_and_the_status_machine_cannot_be_patched() {
     job_refused_on(json!({"bid_job_id": "x"}), "bid_job_id", "it is the job's id");
     job_refused_on(json!({"bid_job_status": "closed"}), "bid_job_status", "POST /bid-jobs/{id}/close");
-    for field in ["bid_job_mode", "bid_job_subject_ids", "bid_job_max_subjects", "bid_job_max_time", "bid_job_created_time", "bid_job_closes_at"] {
+    for field in
+        ["bid_job_mode", "bid_job_subject_ids", "bid_job_max_subjects", "bid_job_max_time", "bid_job_created_time", "bid_job_closes_at"]
+    {
         job_refused_on(json!({field: null}), field, "cannot be set by PATCH: it decides when the job closes");
     }
     job_refused_on(json!({"bid_job_subject_ids.x": "a"}), "bid_job_subject_ids.x", "cannot be set by PATCH");
@@ -77,7 +82,11 @@ fn paths_the_store_would_refuse_are_named() {
     job_refused_on(json!({"bid_job_metadata..x": 1}), "bid_job_metadata..x", "empty component");
     job_refused_on(json!({"bid_job_metadata.$set": 1}), "bid_job_metadata.$set", "starts with '$'");
     job_refused_on(json!({"bid_job_metadata.list.0": 1}), "bid_job_metadata.list.0", "array position");
-    job_refused_on(json!({"bid_job_metadata.priority.level": 1}), "bid_job_metadata.priority.level", "bid_job_metadata.priority holds a string");
+    job_refused_on(
+        json!({"bid_job_metadata.priority.level": 1}),
+        "bid_job_metadata.priority.level",
+        "bid_job_metadata.priority holds a string",
+    );
     job_refused_on(json!({"bid_job_creator_id.x": 1}), "bid_job_creator_id.x", "bid_job_creator_id is not an object; set it whole");
     job_refused_on(json!({"bid_job_tags.x": "a"}), "bid_job_tags.x", "set it whole");
     job_refused_on(json!({"bid_job_metadata": {}, "bid_job_metadata.x": 1}), "bid_job_metadata.x", "overlaps bid_job_metadata");
@@ -90,7 +99,10 @@ fn a_mixed_job_keeps_its_roster_tags() {
     d["bid_job_mode"] = json!("mixed");
     let mixed = BidJob::from_dict(&d).unwrap();
     let p = parse_bid_job_patch(&json!({"bid_job_tags": ["new"]}), &mixed, &Catalogue).unwrap();
-    assert_eq!(p.set["bid_job_tags"], json!(["new", "subject::agent-translator-01", "subject::agent-translator-02", "subject::agent-translator-03"]));
+    assert_eq!(
+        p.set["bid_job_tags"],
+        json!(["new", "subject::agent-translator-01", "subject::agent-translator-02", "subject::agent-translator-03"])
+    );
     refused(parse_bid_job_patch(&json!({"bid_job_tags": ["subject::x"]}), &mixed, &Catalogue), "bid_job_tags[0]", "not on it");
 }
 

@@ -60,7 +60,7 @@ fn the_winner_record_carries_the_evaluator_output_last() {
     let result = BidTaskResult::from_dict(&d).unwrap();
     assert_eq!(result.task_type, TaskType::BidWinner);
     let out = result.to_dict();
-    assert_eq!(out.as_object().unwrap().keys().last().map(String::as_str), Some("evaluator_output"));
+    assert_eq!(out.as_object().unwrap().keys().next_back().map(String::as_str), Some("evaluator_output"));
     assert_same_doc(&out, &d);
     let failed = BidTaskResult::failure_result("the delegate did not answer within 30000 ms");
     assert_eq!(Value::Object(failed), json!({"success": false, "error": "the delegate did not answer within 30000 ms"}));

@@ -118,7 +118,10 @@ pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJo
         };
         if let (Some(subject), Some(mode), Some(roster)) = (tag.strip_prefix(SUBJECT_TAG_PREFIX), mode, roster) {
             if mode != BidJobMode::Mixed {
-                r.fail(&at, format!("{tag:?} is reserved: {SUBJECT_TAG_PREFIX} tags name the roster of a mixed job, and this job is {mode}"));
+                r.fail(
+                    &at,
+                    format!("{tag:?} is reserved: {SUBJECT_TAG_PREFIX} tags name the roster of a mixed job, and this job is {mode}"),
+                );
                 ok = false;
                 continue;
             }
@@ -145,7 +148,12 @@ pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJo
 
 /// Asks `builtins` about every `builtin:` function id among `ids` (hook, id), with the
 /// parameters of `metadata`; reports a `parameters` that is not an object once.
-pub(crate) fn check_builtins(builtins: &dyn BuiltinCheck, metadata: &Map<String, Value>, ids: &[(Hook, &str)], errors: &mut Vec<FieldError>) {
+pub(crate) fn check_builtins(
+    builtins: &dyn BuiltinCheck,
+    metadata: &Map<String, Value>,
+    ids: &[(Hook, &str)],
+    errors: &mut Vec<FieldError>,
+) {
     let mut parameters_reported = false;
     for (hook, id) in ids {
         let spec = FunctionSpec::from_id(id);
@@ -154,7 +162,10 @@ pub(crate) fn check_builtins(builtins: &dyn BuiltinCheck, metadata: &Map<String,
             Ok(parameters) => errors.extend(builtins.check(*hook, name, parameters)),
             Err(e) if !parameters_reported => {
                 parameters_reported = true;
-                errors.push(FieldError { path: "bid_job_metadata.parameters".into(), message: format!("must be an object, got {}", e.found) });
+                errors.push(FieldError {
+                    path: "bid_job_metadata.parameters".into(),
+                    message: format!("must be an object, got {}", e.found),
+                });
             }
             Err(_) => {}
         }

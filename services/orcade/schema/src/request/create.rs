@@ -50,7 +50,12 @@ pub const BID_JOB_FIELDS: [&str; 16] = [
 pub const MAX_TIME_LIMIT: i64 = 3_155_760_000;
 
 /// Parses a create request into the job to store, created at `now` (kept to the microsecond).
-pub fn parse_create_request(body: &Value, fresh_id: &str, now: DateTime<Utc>, builtins: &dyn BuiltinCheck) -> Result<BidJob, ValidationErrors> {
+pub fn parse_create_request(
+    body: &Value,
+    fresh_id: &str,
+    now: DateTime<Utc>,
+    builtins: &dyn BuiltinCheck,
+) -> Result<BidJob, ValidationErrors> {
     let obj = object_body(body)?;
     let mut errors = Vec::new();
     let mut r = Reader::new(obj, "", &mut errors);
@@ -85,7 +90,9 @@ pub fn parse_create_request(body: &Value, fresh_id: &str, now: DateTime<Utc>, bu
         Some(m) if m.has_fixed_roster() => {
             match &roster {
                 Some(None) => r.fail("bid_job_subject_ids", format!("is required for a {m} job: the subjects who may bid")),
-                Some(Some(list)) if list.is_empty() => r.fail("bid_job_subject_ids", format!("must name at least one subject for a {m} job")),
+                Some(Some(list)) if list.is_empty() => {
+                    r.fail("bid_job_subject_ids", format!("must name at least one subject for a {m} job"))
+                }
                 _ => {}
             }
             for key in ["bid_job_max_subjects", "bid_job_max_time"] {

@@ -53,9 +53,12 @@ fn job_rule(field: &str) -> Option<Rule> {
     Some(match field {
         "bid_job_id" => Rule::Refused("it is the job's id"),
         "bid_job_status" => Rule::Refused("the service moves it (a creator closes a job with POST /bid-jobs/{id}/close)"),
-        "bid_job_mode" | "bid_job_subject_ids" | "bid_job_max_subjects" | "bid_job_max_time" | "bid_job_created_time" | "bid_job_closes_at" => {
-            Rule::Refused(MACHINE)
-        }
+        "bid_job_mode"
+        | "bid_job_subject_ids"
+        | "bid_job_max_subjects"
+        | "bid_job_max_time"
+        | "bid_job_created_time"
+        | "bid_job_closes_at" => Rule::Refused(MACHINE),
         "bid_job_metadata" | "bid_job_description" | "bid_job_name" => Rule::Object,
         "bid_job_evaluator_id" => Rule::FunctionId(true),
         "bid_job_pqt_id" | "bid_job_tie_id" => Rule::FunctionId(false),
@@ -76,7 +79,12 @@ fn bid_rule(field: &str) -> Option<Rule> {
 }
 
 /// The body's paths, split and checked (syntax, known field, not refused, no overlap).
-fn paths<'b>(body: &'b Map<String, Value>, rule: fn(&str) -> Option<Rule>, what: &str, errors: &mut Vec<FieldError>) -> Vec<(String, Vec<&'b str>)> {
+fn paths<'b>(
+    body: &'b Map<String, Value>,
+    rule: fn(&str) -> Option<Rule>,
+    what: &str,
+    errors: &mut Vec<FieldError>,
+) -> Vec<(String, Vec<&'b str>)> {
     let mut out = Vec::new();
     if body.is_empty() {
         errors.push(FieldError { path: String::new(), message: "A PATCH body must set at least one field".into() });

@@ -1,4 +1,4 @@
-//! Field conventions shared by the entities and the requests.
+//! Conventions the entities and requests share: `null` read as a default, fresh ids.
 
 use serde::{Deserialize, Deserializer};
 
