@@ -1,0 +1,173 @@
+//! The field checks the requests share: ids, rosters, tags, function ids and the builtins.
+
+use crate::bid_job::{parameters_of, subject_tag, SUBJECT_TAG_PREFIX};
+use crate::hook_io::Hook;
+use crate::status::BidJobMode;
+use agora_schema::fields::{kind, FieldError, Reader};
+use agora_schema::{FunctionSpec, HookTarget};
+use serde_json::{Map, Value};
+
+/// Judges the builtin functions a job names (the rules crate's catalogue implements it).
+pub trait BuiltinCheck {
+    /// What is wrong with running builtin `name` as `hook` with `parameters` (the job's
+    /// `bid_job_metadata.parameters`, `{}` when absent): each problem a field error with its full
+    /// path (`bid_job_pqt_id` for an unknown name, `bid_job_metadata.parameters.min` for a bad
+    /// parameter). Empty when the builtin can run.
+    fn check(&self, hook: Hook, name: &str, parameters: &Map<String, Value>) -> Vec<FieldError>;
+}
+
+/// The longest id a client may choose (`bid_job_id`); ids travel in URL paths.
+pub const MAX_ID_CHARS: usize = 128;
+
+/// A subject or creator id: a non-empty string without surrounding whitespace (which would make
+/// it a different id from the one its owner uses).
+pub(crate) fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
+    let Value::String(s) = v else {
+        r.fail(path, format!("must be a string, got {}", kind(v)));
+        return None;
+    };
+    if s.trim().is_empty() {
+        r.fail(path, "must not be empty");
+        None
+    } else if s.trim() != s {
+        r.fail(path, format!("must not begin or end with whitespace, got {s:?}"));
+        None
+    } else {
+        Some(s.clone())
+    }
+}
+
+/// A client-chosen document id: an [`identifier`] of at most [`MAX_ID_CHARS`] characters, with
+/// no `/` and no control character, so that it addresses the document in a URL path.
+pub(crate) fn document_id(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
+    let s = identifier(r, path, v)?;
+    if s.chars().count() > MAX_ID_CHARS {
+        r.fail(path, format!("must be at most {MAX_ID_CHARS} characters, got {}", s.chars().count()));
+        None
+    } else if s.chars().any(|c| c == '/' || c.is_control()) {
+        r.fail(path, format!("must not hold '/' or control characters (it is used in URL paths), got {s:?}"));
+        None
+    } else {
+        Some(s)
+    }
+}
+
+/// A function id (§4): a string that reads as a function spec. `required`: `""` is refused
+/// (the evaluator must be named). Stored trimmed, as it is read.
+pub(crate) fn function_id(r: &mut Reader<'_>, path: &str, v: &Value, required: bool) -> Option<String> {
+    let Value::String(s) = v else {
+        let hint = if required { "" } else { " (\"\" for none)" };
+        r.fail(path, format!("must be a function id string{hint}, got {}", kind(v)));
+        return None;
+    };
+    let id = s.trim();
+    if id.is_empty() && required {
+        r.fail(path, "must not be empty: name the function (builtin:<name>, a URL, a Lambda ARN or a registry id)");
+        return None;
+    }
+    if let Err(e) = FunctionSpec::from_id(id).target() {
+        r.fail(path, format!("is not a valid function id: {e}"));
+        return None;
+    }
+    Some(id.to_owned())
+}
+
+/// A roster: an array of [`identifier`]s, duplicates removed (first kept).
+pub(crate) fn subject_ids(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<Vec<String>> {
+    let Value::Array(items) = v else {
+        r.fail(path, format!("must be an array of subject ids, got {}", kind(v)));
+        return None;
+    };
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match identifier(r, &format!("{path}[{i}]"), item) {
+            Some(id) if !out.contains(&id) => out.push(id),
+            Some(_) => {}
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+/// Tags (§2.1): non-empty strings, stripped, duplicates removed (first kept). `subject::<id>`
+/// tags are the service's: allowed only on a mixed job whose roster holds `<id>`; a mixed job
+/// gets one per roster member, after the given tags. `roster` is `None` when it did not parse
+/// (the `subject::` checks are then skipped).
+pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJobMode>, roster: Option<&[String]>) -> Option<Vec<String>> {
+    let Value::Array(items) = v else {
+        r.fail(path, format!("must be an array of non-empty strings, got {}", kind(v)));
+        return None;
+    };
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{path}[{i}]");
+        let tag = match item {
+            Value::String(s) if !s.trim().is_empty() => s.trim(),
+            Value::String(_) => {
+                r.fail(&at, "must be a non-empty string");
+                ok = false;
+                continue;
+            }
+            other => {
+                r.fail(&at, format!("must be a non-empty string, got {}", kind(other)));
+                ok = false;
+                continue;
+            }
+        };
+        if let (Some(subject), Some(mode), Some(roster)) = (tag.strip_prefix(SUBJECT_TAG_PREFIX), mode, roster) {
+            if mode != BidJobMode::Mixed {
+                r.fail(
+                    &at,
+                    format!("{tag:?} is reserved: {SUBJECT_TAG_PREFIX} tags name the roster of a mixed job, and this job is {mode}"),
+                );
+                ok = false;
+                continue;
+            }
+            if !roster.iter().any(|s| s == subject) {
+                r.fail(&at, format!("{tag:?} is reserved: {SUBJECT_TAG_PREFIX} tags name the roster, and {subject:?} is not on it"));
+                ok = false;
+                continue;
+            }
+        }
+        if !out.iter().any(|t| t == tag) {
+            out.push(tag.to_owned());
+        }
+    }
+    if let (Some(BidJobMode::Mixed), Some(roster)) = (mode, roster) {
+        for subject in roster {
+            let tag = subject_tag(subject);
+            if !out.contains(&tag) {
+                out.push(tag);
+            }
+        }
+    }
+    ok.then_some(out)
+}
+
+/// Asks `builtins` about every `builtin:` function id among `ids` (hook, id), with the
+/// parameters of `metadata`; reports a `parameters` that is not an object once.
+pub(crate) fn check_builtins(
+    builtins: &dyn BuiltinCheck,
+    metadata: &Map<String, Value>,
+    ids: &[(Hook, &str)],
+    errors: &mut Vec<FieldError>,
+) {
+    let mut parameters_reported = false;
+    for (hook, id) in ids {
+        let spec = FunctionSpec::from_id(id);
+        let Ok(Some(HookTarget::Builtin { name, .. })) = spec.target() else { continue };
+        match parameters_of(metadata) {
+            Ok(parameters) => errors.extend(builtins.check(*hook, name, parameters)),
+            Err(e) if !parameters_reported => {
+                parameters_reported = true;
+                errors.push(FieldError {
+                    path: "bid_job_metadata.parameters".into(),
+                    message: format!("must be an object, got {}", e.found),
+                });
+            }
+            Err(_) => {}
+        }
+    }
+}

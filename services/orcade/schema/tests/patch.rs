@@ -1,0 +1,158 @@
+//! PATCH bodies: dotted paths, the id and status-machine fields refused by name, values checked
+//! as at creation and against the document as it is.
+
+mod common;
+
+use agora_orcade_schema::{parse_bid_job_patch, parse_bid_patch, Bid, BidJob, Entity, Patch, ValidationErrors};
+use common::*;
+use serde_json::{json, Value};
+
+fn job() -> BidJob {
+    BidJob::from_dict(&doc(CLOSED_JOB)).unwrap()
+}
+
+fn patch_job(body: Value) -> Result<Patch, ValidationErrors> {
+    parse_bid_job_patch(&body, &job(), &Catalogue)
+}
+
+#[track_caller]
+fn job_refused_on(body: Value, path: &str, says: &str) {
+    refused(patch_job(body), path, says)
+}
+
+#[track_caller]
+fn refused(result: Result<Patch, ValidationErrors>, path: &str, says: &str) {
+    let errors = result.expect_err("accepted").0;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].path, path, "{errors:?}");
+    assert!(errors[0].message.contains(says), "{path}: {:?} does not say {says:?}", errors[0].message);
+}
+
+#[test]
+fn dotted_paths_and_whole_fields_are_set_in_the_body_s_order() {
+    let p = patch_job(json!({
+        "bid_job_metadata.priority": "low",
+        "bid_job_name": {"en": "Translate Q3 report", "fr": "Traduire"},
+        "bid_job_description.extra.deep": [1, 2],
+        "bid_job_creator_id": "someone-else",
+        "bid_job_tie_id": ""
+    }))
+    .unwrap();
+    let keys: Vec<&str> = p.set.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["bid_job_metadata.priority", "bid_job_name", "bid_job_description.extra.deep", "bid_job_creator_id", "bid_job_tie_id"]
+    );
+    assert_eq!(p.set["bid_job_description.extra.deep"], json!([1, 2]));
+}
+
+#[test]
+fn the_id_and_the_status_machine_cannot_be_patched() {
+    job_refused_on(json!({"bid_job_id": "x"}), "bid_job_id", "it is the job's id");
+    job_refused_on(json!({"bid_job_status": "closed"}), "bid_job_status", "POST /bid-jobs/{id}/close");
+    for field in
+        ["bid_job_mode", "bid_job_subject_ids", "bid_job_max_subjects", "bid_job_max_time", "bid_job_created_time", "bid_job_closes_at"]
+    {
+        job_refused_on(json!({field: null}), field, "cannot be set by PATCH: it decides when the job closes");
+    }
+    job_refused_on(json!({"bid_job_subject_ids.x": "a"}), "bid_job_subject_ids.x", "cannot be set by PATCH");
+    // Each refused field is named, all at once.
+    let errors = patch_job(json!({"bid_job_id": "x", "bid_job_status": "closed", "bid_job_name": {}})).unwrap_err().0;
+    assert_eq!(errors.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["bid_job_id", "bid_job_status"]);
+}
+
+#[test]
+fn values_are_checked_as_at_creation() {
+    job_refused_on(json!({"bid_job_metadata": "x"}), "bid_job_metadata", "must be an object, got a string");
+    job_refused_on(json!({"bid_job_evaluator_id": ""}), "bid_job_evaluator_id", "must not be empty");
+    job_refused_on(json!({"bid_job_pqt_id": 3}), "bid_job_pqt_id", "must be a function id string");
+    job_refused_on(json!({"bid_job_creator_id": " c"}), "bid_job_creator_id", "whitespace");
+    job_refused_on(json!({"bid_job_tags": ["ok", ""]}), "bid_job_tags[1]", "must be a non-empty string");
+    job_refused_on(json!({"bid_job_name": null}), "bid_job_name", "cannot be null");
+    job_refused_on(json!({"bid_job_priority": "x"}), "bid_job_priority", "is not a bid job field");
+    let p = patch_job(json!({"bid_job_tags": [" a ", "a", "b"], "bid_job_pqt_id": " builtin:required-fields ", "bid_job_metadata.parameters": {"fields": []}})).unwrap();
+    assert_eq!(p.set["bid_job_tags"], json!(["a", "b"]));
+    assert_eq!(p.set["bid_job_pqt_id"], json!("builtin:required-fields"));
+    // Below an object field any value may be set, null included.
+    assert!(patch_job(json!({"bid_job_metadata.priority": null})).is_ok());
+}
+
+#[test]
+fn paths_the_store_would_refuse_are_named() {
+    job_refused_on(json!({"bid_job_metadata..x": 1}), "bid_job_metadata..x", "empty component");
+    job_refused_on(json!({"bid_job_metadata.$set": 1}), "bid_job_metadata.$set", "starts with '$'");
+    job_refused_on(json!({"bid_job_metadata.list.0": 1}), "bid_job_metadata.list.0", "array position");
+    job_refused_on(
+        json!({"bid_job_metadata.priority.level": 1}),
+        "bid_job_metadata.priority.level",
+        "bid_job_metadata.priority holds a string",
+    );
+    job_refused_on(json!({"bid_job_creator_id.x": 1}), "bid_job_creator_id.x", "bid_job_creator_id is not an object; set it whole");
+    job_refused_on(json!({"bid_job_tags.x": "a"}), "bid_job_tags.x", "set it whole");
+    job_refused_on(json!({"bid_job_metadata": {}, "bid_job_metadata.x": 1}), "bid_job_metadata.x", "overlaps bid_job_metadata");
+    job_refused_on(json!({}), "", "must set at least one field");
+}
+
+#[test]
+fn a_mixed_job_keeps_its_roster_tags() {
+    let mut d = doc(CLOSED_JOB);
+    d["bid_job_mode"] = json!("mixed");
+    let mixed = BidJob::from_dict(&d).unwrap();
+    let p = parse_bid_job_patch(&json!({"bid_job_tags": ["new"]}), &mixed, &Catalogue).unwrap();
+    assert_eq!(
+        p.set["bid_job_tags"],
+        json!(["new", "subject::agent-translator-01", "subject::agent-translator-02", "subject::agent-translator-03"])
+    );
+    refused(parse_bid_job_patch(&json!({"bid_job_tags": ["subject::x"]}), &mixed, &Catalogue), "bid_job_tags[0]", "not on it");
+}
+
+#[test]
+fn a_changed_builtin_is_checked_again_with_the_result_s_parameters() {
+    job_refused_on(json!({"bid_job_evaluator_id": "builtin:nope"}), "bid_job_evaluator_id", "names no builtin");
+    job_refused_on(json!({"bid_job_pqt_id": "builtin:required-fields"}), "bid_job_metadata.parameters.fields", "must be an array");
+    assert!(patch_job(json!({"bid_job_pqt_id": "builtin:required-fields", "bid_job_metadata.parameters.fields": ["price_usd"]})).is_ok());
+    // A job whose PQT is a builtin: breaking its parameters is refused.
+    let mut d = doc(CLOSED_JOB);
+    d["bid_job_pqt_id"] = json!("builtin:required-fields");
+    d["bid_job_metadata"]["parameters"] = json!({"fields": ["price_usd"]});
+    let screened = BidJob::from_dict(&d).unwrap();
+    let patch = |body: Value| parse_bid_job_patch(&body, &screened, &Catalogue);
+    refused(patch(json!({"bid_job_metadata.parameters.fields": "price_usd"})), "bid_job_metadata.parameters.fields", "must be an array");
+    refused(patch(json!({"bid_job_metadata": {}})), "bid_job_metadata.parameters.fields", "must be an array");
+    refused(patch(json!({"bid_job_metadata.parameters": 5})), "bid_job_metadata.parameters", "must be an object, got a number");
+    assert!(patch(json!({"bid_job_metadata.priority": "low"})).is_ok());
+}
+
+fn bid() -> Bid {
+    Bid::from_dict(&doc(BID)).unwrap()
+}
+
+#[test]
+fn a_bid_s_data_may_change_but_not_its_identity_or_verdict() {
+    let p = parse_bid_patch(&json!({"bid_data.price_usd": 99.5, "bid_data.plan.steps": 3}), &bid()).unwrap();
+    assert_eq!(p.set.len(), 2);
+    for (field, says) in [
+        ("bid_id", "it identifies the bid"),
+        ("bid_job_id", "it identifies the bid"),
+        ("bid_subject_id", "it identifies the bid"),
+        ("submission_time", "orders ties"),
+        ("is_winner", "only the evaluation awards a bid"),
+    ] {
+        refused(parse_bid_patch(&json!({field: true}), &bid()), field, says);
+    }
+    refused(parse_bid_patch(&json!({"bid_data.bid_rejected": false}), &bid()), "bid_data.bid_rejected", "the PQT's verdict");
+    refused(parse_bid_patch(&json!({"bid_data": {"pqt_reason": "x"}}), &bid()), "bid_data.pqt_reason", "the PQT's verdict");
+    refused(parse_bid_patch(&json!({"bid_data": 1}), &bid()), "bid_data", "must be an object");
+    refused(parse_bid_patch(&json!({"bid_data.price_usd.cents": 1}), &bid()), "bid_data.price_usd.cents", "holds a number");
+    refused(parse_bid_patch(&json!({"colour": 1}), &bid()), "colour", "is not a bid field");
+}
+
+#[test]
+fn a_refused_bid_stays_refused_when_its_data_is_replaced() {
+    let mut refused_bid = bid();
+    refused_bid.reject("confidence 0.5 is below the minimum 0.8");
+    let p = parse_bid_patch(&json!({"bid_data": {"price_usd": 1.0}}), &refused_bid).unwrap();
+    assert_eq!(p.set["bid_data"], json!({"price_usd": 1.0, "bid_rejected": true, "pqt_reason": "confidence 0.5 is below the minimum 0.8"}));
+    let p = parse_bid_patch(&json!({"bid_data": {"price_usd": 1.0}}), &bid()).unwrap();
+    assert_eq!(p.set["bid_data"], json!({"price_usd": 1.0}));
+}
