@@ -12,6 +12,7 @@
 //! * A large `find` is split there into ranges of insertion order read in parallel, each on a
 //!   connection of its own. Each range is a consistent snapshot; together they hold every
 //!   document that matched when the read began and was left alone meanwhile, each once.
+//! * A streaming find reads batches of insertion order, one statement each (see `stream.rs`).
 
 use crate::connection::{self, Readers};
 use crate::document::{column_value, stored_form, text_of, trusted_raw};
@@ -22,7 +23,7 @@ use crate::writer::Writer;
 use agora_filter::Filter;
 use agora_store::change::apply;
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
 use async_trait::async_trait;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
@@ -31,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Rows a read may step through on the calling thread before it moves to the blocking pool.
-const INLINE_ROWS: usize = 1_000;
+pub(crate) const INLINE_ROWS: usize = 1_000;
 /// Reads a large `find` is split into (at most; and no more than the machine has cores).
 const MAX_PARALLEL_READS: usize = 4;
 /// Narrowest range of insertion order a parallel read covers.
@@ -48,10 +49,10 @@ pub struct EmbeddedStore {
     inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     spec: DatabaseSpec,
     tables: Vec<Arc<Table>>,
-    readers: Readers,
+    pub(crate) readers: Readers,
     writer: Arc<Writer>,
 }
 
@@ -204,7 +205,7 @@ fn rebuild(tx: &Connection, table: &Table) -> Result<(), StoreError> {
 }
 
 /// Whether the stored `doc` matches `rest` (the part of a filter SQLite did not check).
-fn satisfies(table: &Table, doc: &str, rest: &Filter) -> Result<bool, StoreError> {
+pub(crate) fn satisfies(table: &Table, doc: &str, rest: &Filter) -> Result<bool, StoreError> {
     if rest.is_all() {
         return Ok(true);
     }
@@ -388,6 +389,12 @@ impl DocumentStore for EmbeddedStore {
             docs.extend(part.unwrap_or_default());
         }
         Ok(docs)
+    }
+
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+        let table = self.table(collection)?;
+        let query = Query::plan(&table, filter);
+        Ok(crate::stream::find_stream(Arc::clone(&self.inner), table, query, page))
     }
 
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
