@@ -6,4 +6,5 @@ mod concurrency;
 mod flow;
 mod hook_modes;
 mod live_stream;
+mod queries;
 mod trigger_fallback;
