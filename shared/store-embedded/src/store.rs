@@ -12,9 +12,10 @@
 //! * A large `find` is split there into ranges of insertion order read in parallel, each on a
 //!   connection of its own. Each range is a consistent snapshot; together they hold every
 //!   document that matched when the read began and was left alone meanwhile, each once.
-//! * A streaming find reads batches of insertion order, one statement each (see `stream.rs`).
+//! * A streaming find reads batches of insertion order, one statement each, on connections of
+//!   its own that do not map the file (see `stream.rs`).
 
-use crate::connection::{self, Readers};
+use crate::connection::{self, Caching, Readers};
 use crate::document::{column_value, stored_form, text_of, trusted_raw};
 use crate::error::{backend, invalid, write_error};
 use crate::schema::{quote_ident, FieldColumn, Table, KEY_COLUMN};
@@ -52,7 +53,9 @@ pub struct EmbeddedStore {
 pub(crate) struct Inner {
     spec: DatabaseSpec,
     tables: Vec<Arc<Table>>,
-    pub(crate) readers: Readers,
+    readers: Readers,
+    /// The readers of streaming finds (`stream.rs`), tuned for reading each page once.
+    pub(crate) stream_readers: Readers,
     writer: Arc<Writer>,
 }
 
@@ -84,7 +87,7 @@ impl EmbeddedStore {
     pub fn open(path: &Path, db: DatabaseSpec) -> Result<EmbeddedStore, StoreError> {
         db.check()?;
         let tables = db.collections.iter().map(|spec| Table::new(spec).map(Arc::new)).collect::<Result<Vec<_>, StoreError>>()?;
-        let mut conn = connection::open(path, false)?;
+        let mut conn = connection::open(path, false, Caching::RANDOM_ACCESS)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
         // The writer checkpoints the WAL after a commit takes it past `WAL_CHECKPOINT_PAGES`
         // (doing it between its own writes is what lets the WAL start over), and cuts the file
@@ -93,9 +96,10 @@ impl EmbeddedStore {
         conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT).map_err(backend)?;
         create_schema(&mut conn, &tables)?;
         let readers = Readers::new(path)?;
+        let stream_readers = Readers::one_pass(path);
         let writer = Writer::new(conn);
         tracing::debug!(path = %path.display(), database = db.name(), "embedded store open");
-        Ok(EmbeddedStore { inner: Arc::new(Inner { spec: db, tables, readers, writer }) })
+        Ok(EmbeddedStore { inner: Arc::new(Inner { spec: db, tables, readers, stream_readers, writer }) })
     }
 
     /// The database this store holds.

@@ -7,6 +7,11 @@
 //! checkpoint and no writer. The first batch runs on the calling thread, as small reads do (see
 //! `store.rs`); the following ones on tokio's blocking pool.
 //!
+//! Streams read on connections of their own ([`Caching::ONE_PASS`](crate::connection::Caching)):
+//! no memory map and a 2 MiB page cache, where the other readers map the file. A stream reads
+//! each page once; through a map, every page it read would stay in the process's resident
+//! memory (the whole file, for a stream through every vote).
+//!
 //! The page is applied where it costs least: when SQLite checks the whole filter, the skip is
 //! the first batch's `OFFSET` (SQLite steps over those rows without reading their documents) and
 //! the limit caps each batch's `LIMIT`; otherwise both are counted here, on the documents that
@@ -98,10 +103,10 @@ impl Cursor {
                 left: self.left,
             };
             let batch = if self.first && ask.offset == 0 {
-                self.inner.readers.read(|conn| read_batch(conn, &self.table, &self.query, ask))?
+                self.inner.stream_readers.read(|conn| read_batch(conn, &self.table, &self.query, ask))?
             } else {
                 let (inner, table, query) = (Arc::clone(&self.inner), Arc::clone(&self.table), Arc::clone(&self.query));
-                let read = move || inner.readers.read(|conn| read_batch(conn, &table, &query, ask));
+                let read = move || inner.stream_readers.read(|conn| read_batch(conn, &table, &query, ask));
                 tokio::task::spawn_blocking(read).await.map_err(|e| StoreError::Backend(format!("store read failed: {e}")))??
             };
             self.first = false;
