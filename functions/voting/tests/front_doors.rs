@@ -13,11 +13,12 @@ use std::time::Duration;
 
 /// An API Gateway HTTP API (payload 2.0) event for a request.
 fn apigw_event(method: &str, path: &str, body: Option<&str>) -> LambdaRequest {
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
     let event = json!({
         "version": "2.0",
         "routeKey": "$default",
         "rawPath": path,
-        "rawQueryString": "",
+        "rawQueryString": query,
         "headers": {"content-type": "application/json", "host": "api.example.com"},
         "requestContext": {
             "accountId": "123456789012", "apiId": "api", "domainName": "api.example.com", "domainPrefix": "api",
@@ -32,7 +33,7 @@ fn apigw_event(method: &str, path: &str, body: Option<&str>) -> LambdaRequest {
 
 /// Which Lambda function API Gateway routes a path to (template.yaml).
 fn flow_of(path: &str) -> Flow {
-    match path {
+    match path.split_once('?').map_or(path, |(path, _)| path) {
         "/submit-social-choice-task" => Flow::CreateTask,
         "/parse-social-choice-task" => Flow::ParseTask,
         "/submit-vote" => Flow::SubmitVote,
@@ -114,6 +115,10 @@ async fn both_front_doors_answer_alike() {
         ("POST", "/generic-query/social_choice_subject_spec".into(), Some(json!({"social_task_id": id}).to_string())),
         ("POST", "/generic-query/votes".into(), Some(json!({"vote_id": {"$regex": "x"}}).to_string())),
         ("POST", "/generic-query/nothing".into(), Some("{}".into())),
+        ("POST", "/generic-query/social_task_core_data?limit=1&skip=0".into(), Some("{}".into())),
+        ("POST", "/generic-query/social_task_core_data?skip=1".into(), None),
+        ("POST", "/generic-query/votes?limit=1e3".into(), Some("{}".into())),
+        ("POST", "/generic-query/votes?limit=1&skip=-1".into(), Some("{}".into())),
         ("POST", "/submit-vote".into(), Some("[]".into())),
         ("POST", "/submit-vote".into(), Some(vote_body("task_00000000", "agent-reviewer-01", json!({})).to_string())),
         ("POST", "/submit-vote".into(), Some(vote("intruder", "agent-translator-01"))),

@@ -56,8 +56,8 @@ pub struct Config {
     /// Folder of local functions and workflows (`functions/<id>/function.py`,
     /// `workflows/<id>.json`), served as the function registry and the workflow API; the hook
     /// modes `function` and `dsl` then use them unless FUNCTIONS_REGISTRY_URL / WORKFLOWS_API_URL
-    /// are set. Off when the folder has neither subfolder (or is "").
-    #[arg(long, env = "AGORA_FUNCTIONS_DIR", default_value = "infra/local")]
+    /// are set. Off when the folder has neither subfolder (or is "": `--functions-dir ""`).
+    #[arg(long, env = "AGORA_FUNCTIONS_DIR", default_value = "infra/local", value_parser = any_path)]
     pub functions_dir: PathBuf,
     /// Hook settings from the environment (FUNCTIONS_REGISTRY_URL, WORKFLOWS_API_URL,
     /// EXECUTOR_ID, AGORA_HOOK_SIGNING_SECRET, AGORA_PYTHON, ...: see agora_hooks_remote::config).
@@ -86,5 +86,23 @@ impl Config {
             functions_dir: PathBuf::new(),
             hooks: HooksConfig::default(),
         }
+    }
+}
+
+/// A path, "" included (clap's own path parser refuses an empty value).
+fn any_path(value: &str) -> Result<PathBuf, std::convert::Infallible> {
+    Ok(PathBuf::from(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_functions_dir_turns_the_local_registry_off() {
+        let config = Config::try_parse_from(["agora-local", "--functions-dir", ""]).expect("an empty folder is accepted");
+        assert_eq!(config.functions_dir, PathBuf::new());
+        let config = Config::try_parse_from(["agora-local", "--functions-dir", "elsewhere"]).expect("a folder");
+        assert_eq!(config.functions_dir, PathBuf::from("elsewhere"));
     }
 }

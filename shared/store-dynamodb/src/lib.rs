@@ -131,6 +131,12 @@
 //! `get`, key and unique-marker lookups, and every write are strongly consistent. GSIs are
 //! eventually consistent in DynamoDB (not in moto): a `find`/`count` served by a GSI may miss a
 //! write made a moment (typically well under a second) before.
+//!
+//! # Streaming finds
+//!
+//! `find_stream` reads the same `Query` pages as `find`, one at a time as the stream is read
+//! (a shard's next page only once the documents of its last one are handed on), so that it holds
+//! about a page per partition it reads; `stream.rs` describes it.
 
 mod admin;
 mod config;
@@ -144,6 +150,7 @@ mod parts;
 mod query;
 mod read;
 mod store;
+mod stream;
 mod table;
 mod writes;
 

@@ -41,7 +41,7 @@ pub enum AccessPath {
 
 /// An access path with its keys.
 #[derive(Debug, Clone)]
-enum Access {
+pub(crate) enum Access {
     Nothing,
     Key(String),
     Unique { marker: String },
@@ -52,10 +52,10 @@ enum Access {
 /// A filter split between the access path and the matcher.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    access: Access,
+    pub(crate) access: Access,
     path: AccessPath,
     /// What the documents the access path yields must still match; [`Filter::all`] when none.
-    rest: Filter,
+    pub(crate) rest: Filter,
 }
 
 impl Plan {
@@ -121,7 +121,7 @@ pub(crate) async fn find(inner: &Inner, c: &Collection, plan: &Plan) -> Result<V
             None => Ok(Vec::new()),
         },
         Access::Index { slot, pk } => {
-            let source = Source::Index { name: table::index_name(*slot), attr: table::index_attr(*slot), pk: pk.clone() };
+            let source = index_source(*slot, pk);
             let docs = read(inner, c, &source, &plan.rest, None).await?;
             Ok(docs.into_iter().map(|(_, doc)| doc).collect())
         }
@@ -146,7 +146,7 @@ pub(crate) async fn count(inner: &Inner, c: &Collection, plan: &Plan, limit: Opt
     match &plan.access {
         Access::Nothing | Access::Key(_) | Access::Unique { .. } => Ok(capped(find(inner, c, plan).await?.len() as u64)),
         Access::Index { slot, pk } => {
-            let source = Source::Index { name: table::index_name(*slot), attr: table::index_attr(*slot), pk: pk.clone() };
+            let source = index_source(*slot, pk);
             count_source(inner, c, &source, &plan.rest, limit).await
         }
         Access::Collection => {
@@ -208,17 +208,22 @@ fn satisfies(c: &Collection, text: &str, rest: &Filter) -> Result<bool, StoreErr
 
 /// A GSI partition to query.
 #[derive(Debug, Clone)]
-enum Source {
+pub(crate) enum Source {
     Index { name: String, attr: String, pk: String },
     Shard { pk: String },
 }
 
-fn shard_source(c: &Collection, shard: u32) -> Source {
+/// The partition of field GSI `slot` keyed `pk`.
+pub(crate) fn index_source(slot: usize, pk: &str) -> Source {
+    Source::Index { name: table::index_name(slot), attr: table::index_attr(slot), pk: pk.to_string() }
+}
+
+pub(crate) fn shard_source(c: &Collection, shard: u32) -> Source {
     Source::Shard { pk: c.shard_pk(shard) }
 }
 
 /// One page of a `Query` of `source`: items (or only their count).
-async fn page(
+pub(crate) async fn page(
     inner: &Inner,
     source: &Source,
     start: Option<Item>,
@@ -306,7 +311,7 @@ async fn count_source(inner: &Inner, c: &Collection, source: &Source, rest: &Fil
 }
 
 /// A queried item as a document matching `rest`, with its `seq`.
-async fn document(inner: &Inner, c: &Collection, item: Item, rest: &Filter) -> Result<Option<(String, Json)>, StoreError> {
+pub(crate) async fn document(inner: &Inner, c: &Collection, item: Item, rest: &Filter) -> Result<Option<(String, Json)>, StoreError> {
     let stored: Stored = items::stored(c, item)?;
     let seq = stored.seq.clone();
     let id = stored.id.clone();

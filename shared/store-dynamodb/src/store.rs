@@ -10,7 +10,7 @@ use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan as ChangePlan};
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -243,6 +243,11 @@ impl DocumentStore for DynamoStore {
     async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
         let c = self.collection(collection)?;
         query::find(&self.inner, c, &Plan::new(c, filter)).await
+    }
+
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+        let c = self.collection(collection)?;
+        crate::stream::find_stream(Arc::clone(&self.inner), c, Plan::new(c, filter), page).await
     }
 
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {

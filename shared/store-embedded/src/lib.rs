@@ -27,6 +27,7 @@ mod error;
 mod schema;
 mod sql;
 mod store;
+mod stream;
 mod writer;
 
 pub use store::EmbeddedStore;

@@ -78,6 +78,22 @@ impl Query {
         format!("SELECT doc FROM {}{}{} ORDER BY seq", table.name, self.index_hint, self.where_clause(&range))
     }
 
+    /// One batch of a streaming find: `SELECT seq, doc` of the rows after the `seq` given as the
+    /// parameter after [`Query::params`], in insertion order, at most the next parameter's
+    /// number of them, after skipping the third's.
+    pub fn select_batch(&self, table: &Table) -> String {
+        let n = self.params.len();
+        let after = [format!("seq > ?{}", n + 1)];
+        format!(
+            "SELECT seq, doc FROM {}{}{} ORDER BY seq LIMIT ?{} OFFSET ?{}",
+            table.name,
+            self.index_hint,
+            self.where_clause(&after),
+            n + 2,
+            n + 3
+        )
+    }
+
     /// The `seq` of the first (or `last`) row meeting the conditions SQLite checks.
     pub fn select_bound(&self, table: &Table, last: bool) -> String {
         let order = if last { "DESC" } else { "ASC" };
@@ -164,6 +180,10 @@ mod tests {
         assert_eq!(
             q.select_docs_between(&table),
             "SELECT doc FROM \"votes\" INDEXED BY \"votes__social_task_id\" WHERE seq BETWEEN ?3 AND ?4 AND \"f_social_task_id\" = ?1 AND \"f_qualified\" = ?2 ORDER BY seq"
+        );
+        assert_eq!(
+            q.select_batch(&table),
+            "SELECT seq, doc FROM \"votes\" INDEXED BY \"votes__social_task_id\" WHERE seq > ?3 AND \"f_social_task_id\" = ?1 AND \"f_qualified\" = ?2 ORDER BY seq LIMIT ?4 OFFSET ?5"
         );
         assert_eq!(
             q.select_bound(&table, true),

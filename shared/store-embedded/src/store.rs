@@ -12,8 +12,10 @@
 //! * A large `find` is split there into ranges of insertion order read in parallel, each on a
 //!   connection of its own. Each range is a consistent snapshot; together they hold every
 //!   document that matched when the read began and was left alone meanwhile, each once.
+//! * A streaming find reads batches of insertion order, one statement each, on connections of
+//!   its own that do not map the file (see `stream.rs`).
 
-use crate::connection::{self, Readers};
+use crate::connection::{self, Caching, Readers};
 use crate::document::{column_value, stored_form, text_of, trusted_raw};
 use crate::error::{backend, invalid, write_error};
 use crate::schema::{quote_ident, FieldColumn, Table, KEY_COLUMN};
@@ -22,7 +24,7 @@ use crate::writer::Writer;
 use agora_filter::Filter;
 use agora_store::change::apply;
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
 use async_trait::async_trait;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
@@ -31,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Rows a read may step through on the calling thread before it moves to the blocking pool.
-const INLINE_ROWS: usize = 1_000;
+pub(crate) const INLINE_ROWS: usize = 1_000;
 /// Reads a large `find` is split into (at most; and no more than the machine has cores).
 const MAX_PARALLEL_READS: usize = 4;
 /// Narrowest range of insertion order a parallel read covers.
@@ -48,10 +50,12 @@ pub struct EmbeddedStore {
     inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     spec: DatabaseSpec,
     tables: Vec<Arc<Table>>,
     readers: Readers,
+    /// The readers of streaming finds (`stream.rs`), tuned for reading each page once.
+    pub(crate) stream_readers: Readers,
     writer: Arc<Writer>,
 }
 
@@ -83,7 +87,7 @@ impl EmbeddedStore {
     pub fn open(path: &Path, db: DatabaseSpec) -> Result<EmbeddedStore, StoreError> {
         db.check()?;
         let tables = db.collections.iter().map(|spec| Table::new(spec).map(Arc::new)).collect::<Result<Vec<_>, StoreError>>()?;
-        let mut conn = connection::open(path, false)?;
+        let mut conn = connection::open(path, false, Caching::RANDOM_ACCESS)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
         // The writer checkpoints the WAL after a commit takes it past `WAL_CHECKPOINT_PAGES`
         // (doing it between its own writes is what lets the WAL start over), and cuts the file
@@ -92,9 +96,10 @@ impl EmbeddedStore {
         conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT).map_err(backend)?;
         create_schema(&mut conn, &tables)?;
         let readers = Readers::new(path)?;
+        let stream_readers = Readers::one_pass(path);
         let writer = Writer::new(conn);
         tracing::debug!(path = %path.display(), database = db.name(), "embedded store open");
-        Ok(EmbeddedStore { inner: Arc::new(Inner { spec: db, tables, readers, writer }) })
+        Ok(EmbeddedStore { inner: Arc::new(Inner { spec: db, tables, readers, stream_readers, writer }) })
     }
 
     /// The database this store holds.
@@ -205,7 +210,7 @@ fn rebuild(tx: &Connection, table: &Table) -> Result<(), StoreError> {
 }
 
 /// Whether the stored `doc` matches `rest` (the part of a filter SQLite did not check).
-fn satisfies(table: &Table, doc: &str, rest: &Filter) -> Result<bool, StoreError> {
+pub(crate) fn satisfies(table: &Table, doc: &str, rest: &Filter) -> Result<bool, StoreError> {
     if rest.is_all() {
         return Ok(true);
     }
@@ -393,6 +398,12 @@ impl DocumentStore for EmbeddedStore {
             docs.extend(part.unwrap_or_default());
         }
         Ok(docs)
+    }
+
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+        let table = self.table(collection)?;
+        let query = Query::plan(&table, filter);
+        Ok(crate::stream::find_stream(Arc::clone(&self.inner), table, query, page))
     }
 
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {

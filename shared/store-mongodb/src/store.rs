@@ -6,9 +6,10 @@ use crate::error::{backend, is_duplicate_key, write_error, NO_TRANSACTIONS};
 use crate::indexes;
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan};
-use agora_store::{Change, CollectionSpec, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
+use agora_store::{Change, CollectionSpec, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
 use async_trait::async_trait;
 use bson::{doc, Document, RawDocumentBuf};
+use futures::StreamExt;
 use mongodb::error::{Error, TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use mongodb::options::ClientOptions;
 use mongodb::{Client, ClientSession, Collection, Database};
@@ -340,6 +341,31 @@ impl DocumentStore for MongoStore {
             out.push(json_of(coll.spec, cursor.current())?);
         }
         Ok(out)
+    }
+
+    /// The driver's cursor, with the page as the find's `skip` and `limit`: the server sends the
+    /// documents in batches (the first of 101, then up to 16 MiB each), read as the stream is.
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+        let coll = self.coll(collection)?;
+        let filter = filter_document(filter)?;
+        // A limit of 0 means "no limit" to MongoDB; a skip past i64 (which the server takes)
+        // passes every document a collection can hold.
+        if page.is_empty() || i64::try_from(page.skip).is_err() {
+            return Ok(Page::ALL.of_vec(Vec::new()));
+        }
+        let mut find = coll.handle.find(filter).projection(without_id()).sort(doc! { ID_FIELD: 1 });
+        if page.skip > 0 {
+            find = find.skip(page.skip);
+        }
+        if let Some(limit) = page.limit {
+            // A limit past i64 is no limit.
+            if let Ok(limit) = i64::try_from(limit) {
+                find = find.limit(limit);
+            }
+        }
+        let cursor = find.await.map_err(|e| backend("find", &e))?;
+        let spec = coll.spec;
+        Ok(cursor.map(move |doc| doc.map_err(|e| backend("find", &e)).and_then(|doc| json_of(spec, &doc))).boxed())
     }
 
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {

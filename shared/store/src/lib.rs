@@ -16,6 +16,7 @@ pub mod claims;
 pub mod conditions;
 pub mod document;
 pub mod memory;
+pub mod page;
 
 use agora_filter::Filter;
 use async_trait::async_trait;
@@ -23,6 +24,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 pub use change::{Change, ChangeError};
+pub use page::{DocStream, Page};
 
 /// A document as JSON text: always a JSON object.
 pub type Json = Box<RawValue>;
@@ -136,6 +138,18 @@ pub trait DocumentStore: Send + Sync + 'static {
 
     /// Every document matching `filter`, oldest insert first where the backend knows the order.
     async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError>;
+
+    /// The `page` of the documents matching `filter`, as a stream: the same documents in the
+    /// same order as [`find`](DocumentStore::find), read from the backend a batch at a time, so
+    /// that memory stays flat in the number of documents. What `find` would refuse at once (an
+    /// unknown collection, a filter the backend cannot take) is refused here too, before any
+    /// document; a failure met while reading is the stream's last item.
+    ///
+    /// Each batch is read consistently, the whole stream is not one snapshot: a document written
+    /// while the stream runs may or may not be in it, but none comes twice and every document
+    /// left alone meanwhile comes, in order. A stream holds no lock or transaction between
+    /// batches, so the store serves other calls (writes included) while it is read.
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError>;
 
     /// How many documents match `filter`, counting no further than `limit` when given
     /// (a trigger only needs to know whether a threshold is reached).

@@ -2,7 +2,8 @@
 //! the whole store contract suite: keys and unique constraints, all-or-none inserts, atomic
 //! conditional updates (the same [`change`](crate::change) rules as every adapter), counters,
 //! filters ([`agora_filter`]'s matcher, as the embedded store uses for what SQLite does not
-//! check), insertion order.
+//! check), insertion order. Its streaming finds collect the page asked for (the documents are
+//! in memory already).
 //!
 //! Every call takes the database's one lock for its whole duration, which is what makes each
 //! call atomic; nothing is awaited while it is held. A [`MemoryBackend`] holds several databases
@@ -13,7 +14,7 @@
 //! booleans (numbers by value: `1` equals `1.0`), as the embedded and DynamoDB stores do.
 
 use crate::change::apply;
-use crate::{Change, CollectionSpec, Counted, DatabaseSpec, DocumentStore, Json, StoreError};
+use crate::{Change, CollectionSpec, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
 use agora_filter::Filter;
 use async_trait::async_trait;
 use serde_json::value::RawValue;
@@ -244,6 +245,18 @@ impl DocumentStore for MemoryStore {
         let state = self.state();
         let c = state.collection(collection)?;
         Ok(c.docs.values().filter(|doc| filter.matches(&doc.value)).map(|doc| doc.text.clone()).collect())
+    }
+
+    /// The page is collected under the lock (the lock is never held across an await), so the
+    /// memory it takes is the page's, not the collection's.
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+        let state = self.state();
+        let c = state.collection(collection)?;
+        let skip = usize::try_from(page.skip).unwrap_or(usize::MAX);
+        let limit = page.limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        let docs: Vec<Json> =
+            c.docs.values().filter(|doc| filter.matches(&doc.value)).skip(skip).take(limit).map(|doc| doc.text.clone()).collect();
+        Ok(Page::ALL.of_vec(docs))
     }
 
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {

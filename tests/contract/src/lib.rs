@@ -68,7 +68,7 @@ pub mod __private {
     use std::sync::Arc;
 
     pub use agora_filter::Filter;
-    pub use agora_store::{Change, Counted, DocumentStore as Store, Json, StoreError};
+    pub use agora_store::{Change, Counted, DocStream, DocumentStore as Store, Json, Page, StoreError};
     pub use async_trait::async_trait;
 
     /// What the setup block returned.
@@ -144,6 +144,11 @@ macro_rules! contract_tests {
             find_all,
             find_on_empty_collections,
             find_and_count_thousands,
+            find_stream_is_find,
+            find_stream_pages_through_thousands,
+            find_stream_refuses_as_find,
+            find_stream_leaves_the_store_free,
+            find_stream_large_documents,
             increment_counts_from_zero,
             increment_under_race,
             insert_counted_stores_and_counts,
@@ -226,6 +231,14 @@ macro_rules! delegate_store {
             ) -> Result<Vec<$crate::__private::Json>, $crate::__private::StoreError> {
                 self.$field.find(collection, filter).await
             }
+            async fn find_stream(
+                &self,
+                collection: &str,
+                filter: &$crate::__private::Filter,
+                page: $crate::__private::Page,
+            ) -> Result<$crate::__private::DocStream, $crate::__private::StoreError> {
+                self.$field.find_stream(collection, filter, page).await
+            }
             async fn count(
                 &self,
                 collection: &str,
@@ -267,7 +280,7 @@ mod tests {
     use super::__private::{FromShared as _, FromStore as _, Setup};
     use super::SharedStore;
     use agora_filter::Filter;
-    use agora_store::{Change, DocumentStore, Json, StoreError};
+    use agora_store::{Change, DocStream, DocumentStore, Json, Page, StoreError};
     use async_trait::async_trait;
     use std::sync::Arc;
 
@@ -284,6 +297,9 @@ mod tests {
         }
         async fn find(&self, _: &str, _: &Filter) -> Result<Vec<Json>, StoreError> {
             Ok(Vec::new())
+        }
+        async fn find_stream(&self, _: &str, _: &Filter, page: Page) -> Result<DocStream, StoreError> {
+            Ok(page.of_vec(Vec::new()))
         }
         async fn count(&self, _: &str, _: &Filter, _: Option<u64>) -> Result<u64, StoreError> {
             Ok(0)

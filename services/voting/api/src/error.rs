@@ -61,7 +61,8 @@ fn status_of(e: &VotingError) -> StatusCode {
         | VotingError::UnavailableHooks(_)
         | VotingError::InvalidVote(_)
         | VotingError::UnknownCollection(_)
-        | VotingError::InvalidFilter(_) => StatusCode::BAD_REQUEST,
+        | VotingError::InvalidFilter(_)
+        | VotingError::InvalidQueryParameter { .. } => StatusCode::BAD_REQUEST,
         VotingError::UnknownTask => StatusCode::NOT_FOUND,
         VotingError::NotAMember => StatusCode::FORBIDDEN,
         VotingError::TaskComplete
@@ -87,7 +88,15 @@ fn wording(e: &VotingError) -> String {
         VotingError::VoteIdTaken(id) => format!("vote_id {id} is already used by another vote."),
         VotingError::UnknownCollection(c) => format!("Unknown collection {c:?}; allowed: {}", collections::ALL.join(", ")),
         VotingError::InvalidFilter(e) => format!("Invalid filter: {e}"),
+        VotingError::InvalidQueryParameter { name, problem } => format!("Invalid {name}: {problem}"),
         VotingError::Internal(_) => "Internal server error".into(),
+    }
+}
+
+/// A paging parameter a query route refuses.
+impl From<agora_http::ParamError> for ApiError {
+    fn from(e: agora_http::ParamError) -> Self {
+        ApiError::from(VotingError::InvalidQueryParameter { name: e.name.to_string(), problem: e.problem })
     }
 }
 
@@ -120,6 +129,11 @@ mod tests {
             (VotingError::VoteIdTaken("v1".into()), 409, "vote_id v1 is already used by another vote."),
             (VotingError::UnknownCollection("x".into()), 400, "Unknown collection \"x\"; allowed: social_task_core_data, social_choice_subject_spec, social_choice_evaluation_input, votes"),
             (VotingError::InvalidFilter("bad".into()), 400, "Invalid filter: bad"),
+            (
+                VotingError::InvalidQueryParameter { name: "limit".into(), problem: "must be a non-negative integer, got \"-1\"".into() },
+                400,
+                "Invalid limit: must be a non-negative integer, got \"-1\"",
+            ),
             (VotingError::internal_caused("the store failed", std::io::Error::other("disk on fire")), 500, "Internal server error"),
         ];
         for (error, status, message) in cases {

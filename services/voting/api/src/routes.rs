@@ -4,9 +4,9 @@ use crate::body::{json_body, Body, Segment, BODY_LIMIT};
 use crate::error::ApiError;
 use crate::raw_json;
 use agora_store::Json;
-use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting};
+use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting, VotingError};
 
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, RawQuery, State};
 use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -134,19 +134,14 @@ async fn is_live_streaming_enabled(State(queries): State<Queries>, Segment(id): 
     Ok(JsonResponse(json!({ "enabled": enabled })).into_response())
 }
 
-async fn generic_query(State(queries): State<Queries>, Segment(collection): Segment, Body(body): Body) -> Reply {
+/// The documents as the store streams them, as a JSON array: the same bytes as the stored
+/// documents joined, never all of them in memory (see `agora_http::json_list`). `?limit=&skip=`
+/// page through them.
+async fn generic_query(State(queries): State<Queries>, Segment(collection): Segment, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+    let page = agora_http::page_of_query(query.as_deref())?;
     let filter = json_body(&body, true)?;
-    let docs = queries.generic_query(&collection, &filter).await?;
-    let mut out = String::with_capacity(docs.iter().map(|d| d.get().len() + 1).sum::<usize>() + 2);
-    out.push('[');
-    for (i, d) in docs.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(d.get());
-    }
-    out.push(']');
-    Ok(raw_json(StatusCode::OK, out))
+    let docs = queries.generic_query(&collection, &filter, page).await?;
+    agora_http::json_list("[", docs, "]").await.map_err(|e| ApiError::from(VotingError::from(e)))
 }
 
 fn raw(doc: Json) -> Response {

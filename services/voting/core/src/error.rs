@@ -45,6 +45,9 @@ pub enum VotingError {
     /// The query's filter is not one of the filter language.
     #[error("invalid filter: {0}")]
     InvalidFilter(String),
+    /// A parameter of the query (`limit`, `skip`) the route refuses: its name, and what is wrong.
+    #[error("invalid {name}: {problem}")]
+    InvalidQueryParameter { name: String, problem: String },
     /// Something failed that the caller cannot fix (500); the client reads only that.
     #[error("{0}")]
     Internal(InternalError),

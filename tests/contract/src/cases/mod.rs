@@ -10,6 +10,7 @@ mod insert;
 mod query;
 mod races;
 mod round_trip;
+mod stream;
 mod update;
 
 pub use change::*;
@@ -20,4 +21,5 @@ pub use insert::*;
 pub use query::*;
 pub use races::*;
 pub use round_trip::*;
+pub use stream::*;
 pub use update::*;

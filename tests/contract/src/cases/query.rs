@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 /// Five votes with varied fields: `weight` is a number only these carry, `v-05` has no
 /// `qualified`.
-fn sample_votes() -> Vec<Value> {
+pub(crate) fn sample_votes() -> Vec<Value> {
     let mut votes = vec![
         vote_for("v-01", "task_q", "agent-1", "agent-translator-01", 5),
         vote_for("v-02", "task_q", "agent-2", "agent-translator-02", 10),

@@ -5,7 +5,7 @@
 use crate::error::VotingError;
 use crate::repo::Repo;
 use agora_filter::Filter;
-use agora_store::{to_json, Json};
+use agora_store::{to_json, DocStream, Json, Page};
 use agora_voting_schema::collections::{self, EVALUATION_INPUTS, SUBJECT_SPECS};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -91,9 +91,10 @@ impl Queries {
         Ok(to_json(&Bundle { task, subject_spec: subject_spec.as_deref(), evaluation_input: evaluation_input.as_deref(), votes: &votes }))
     }
 
-    /// `POST /generic-query/{collection}`: the documents of one of the four collections that
-    /// match a MongoDB-style filter (`null` or `{}`: all).
-    pub async fn generic_query(&self, collection: &str, filter: &Value) -> Result<Vec<Json>, VotingError> {
+    /// `POST /generic-query/{collection}`: the `page` of the documents of one of the four
+    /// collections that match a MongoDB-style filter (`null` or `{}`: all), in insertion order,
+    /// as the store streams them.
+    pub async fn generic_query(&self, collection: &str, filter: &Value, page: Page) -> Result<DocStream, VotingError> {
         if !collections::ALL.contains(&collection) {
             return Err(VotingError::UnknownCollection(collection.to_owned()));
         }
@@ -101,6 +102,6 @@ impl Queries {
             Value::Null => Filter::all(),
             v => Filter::parse(v).map_err(|e| VotingError::InvalidFilter(e.to_string()))?,
         };
-        Ok(self.repo.store().find(collection, &filter).await?)
+        Ok(self.repo.store().find_stream(collection, &filter, page).await?)
     }
 }

@@ -7,4 +7,5 @@ mod crash;
 mod flow;
 mod hook_modes;
 mod live_stream;
+mod queries;
 mod round_trips;

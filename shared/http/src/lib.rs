@@ -1,0 +1,14 @@
+//! What every service's HTTP routes share, written once for all of them (the platform knows no
+//! service: each route keeps its own JSON shapes and error wording):
+//!
+//! * [`json_list`]: a query's answer written as the store streams it: `prefix`, the documents
+//!   joined by `,`, `suffix` (`[`…`]` for a bare array, `{"ok": true, "data": [`…`]}` for an
+//!   envelope), without holding them all;
+//! * [`page_of_query`]: the optional `?limit=&skip=` of a query route, as the store's
+//!   [`Page`](agora_store::Page).
+
+mod list;
+mod paging;
+
+pub use list::{json_list, CHUNK_BYTES};
+pub use paging::{page_of_query, ParamError, LIMIT, SKIP};
