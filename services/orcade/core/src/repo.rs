@@ -123,6 +123,11 @@ impl Repo {
         decode_all(&self.store.find(BID_JOBS, &filter).await?)
     }
 
+    /// Every job still open.
+    pub async fn open_jobs(&self) -> Result<Vec<BidJob>, OrcadeError> {
+        decode_all(&self.store.find(BID_JOBS, &Filter::must(json!({"bid_job_status": "open"}))).await?)
+    }
+
     /// The ids of every closed job.
     pub async fn closed_job_ids(&self) -> Result<Vec<String>, OrcadeError> {
         #[derive(Deserialize)]

@@ -746,6 +746,45 @@ async fn a_recorded_decision_is_applied_as_recorded() {
 }
 
 #[tokio::test]
+async fn the_repair_sweep_closes_a_job_whose_last_bid_died_before_the_close() {
+    let f = flows();
+    // The last roster bid is stored with its count, and its process dies before the close.
+    let closed = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    for s in ["t1", "t2"] {
+        f.orcade.intake().submit_bid(&closed, &bid(s, 10.0, 0.9)).await.unwrap();
+    }
+    let crashed = |job: &str, subject: &str| Bid {
+        bid_id: format!("bid-{subject}"),
+        bid_job_id: job.to_owned(),
+        bid_data: json!({"price_usd": 1.0}).as_object().unwrap().clone(),
+        bid_subject_id: subject.to_owned(),
+        submission_time: f.clock.now(),
+        is_winner: false,
+    };
+    f.orcade.repo().insert_counted_bid(&crashed(&closed, "t3"), 1 << 40).await.unwrap();
+    // An open job's filling applicant died before the roster append and the close.
+    let open = f.orcade.creator().create_job(&open_job(Some(2), None)).await.unwrap().bid_job_id;
+    f.orcade.intake().submit_bid(&open, &bid("a1", 10.0, 0.9)).await.unwrap();
+    f.orcade.repo().insert_counted_bid(&crashed(&open, "a2"), 2).await.unwrap();
+    // A job still waiting for bids is left open.
+    let waiting = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    f.orcade.intake().submit_bid(&waiting, &bid("t1", 10.0, 0.9)).await.unwrap();
+    assert!(f.evaluations.take().is_empty());
+
+    let repaired = f.orcade.repairer().repair_stalled_jobs().await.unwrap();
+    assert_eq!(repaired, [(closed.clone(), Stall::NeverClosed), (open.clone(), Stall::NeverClosed)]);
+    assert_eq!(job(&f, &open).await.bid_job_subject_ids, ["a1", "a2"]);
+    assert_eq!(job(&f, &waiting).await.bid_job_status, BidJobStatus::Open);
+    let (evaluated, _) = drain(&f).await;
+    assert_eq!(evaluated.len(), 2);
+    for (id, winner) in [(&closed, "t3"), (&open, "a2")] {
+        let winners: Vec<_> = bids(&f, id).await.into_iter().filter(|b| b.is_winner).map(|b| b.bid_subject_id).collect();
+        assert_eq!(winners, [winner]);
+    }
+    assert!(f.orcade.repairer().repair_stalled_jobs().await.unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn edits_and_queries() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
