@@ -13,8 +13,11 @@
 //!   queue dead-lettered it, so it is requested again at most once a day);
 //! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed.
 //!
-//! It finds its candidates with two queries (the closed jobs, the applied evaluations), so a
-//! sweep costs two reads plus a few per stalled job, not one per job ever closed.
+//! Cost: a sweep reads every open job (and its bid counter), the ids of every closed job (by the
+//! indexed `bid_job_status`) and the applied evaluation records (the claims collection, which
+//! no adapter indexes: on DynamoDB a read of the whole collection), then a few reads per stalled
+//! job. Both grow with the jobs ever closed; an indexed record of pending evaluations would make
+//! it grow with the stalled ones only.
 
 use crate::closing::{bids_counter, evaluate_claim, on_file, request_claim, Closing};
 use crate::error::OrcadeError;
