@@ -578,6 +578,13 @@ async fn duplicate_evaluation_and_delivery_requests_do_the_work_once() {
     assert_eq!(results(&f, &job_id).await.len(), 3);
     let again = Delivery::parse(&requests[0].body).unwrap();
     assert_eq!(f.orcade.deliverer().deliver(&again).await.unwrap(), DeliveryOutcome::AlreadyDelivered);
+    // While another worker holds a delivery, it is retried later, not made twice.
+    let winner_delivery = Delivery::bid_winner(&job_id, "t1", json!({}));
+    let claims = agora_store::claims::Claims::new(f.orcade.ports().store.clone());
+    claims.take(&format!("deliver:{}", winner_delivery.delivery_id), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap();
+    assert!(matches!(f.orcade.delivery_work().handle(&winner_delivery.body()).await, WorkOutcome::Retry(r) if r.contains("held")));
+    claims.release(&format!("deliver:{}", winner_delivery.delivery_id)).await.unwrap();
+    assert_eq!(f.delegate.calls().len(), 3);
 
     for s in ["t1", "t2", "t3"] {
         f.orcade.intake().submit_bid(&job_id, &bid(s, 10.0, 0.9)).await.unwrap();

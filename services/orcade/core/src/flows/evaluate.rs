@@ -88,8 +88,17 @@ impl Evaluator {
             outcome = self.evaluate_claimed(bid_job_id) => outcome,
             () = self.keep_alive(&held) => unreachable!("keep_alive never returns"),
         };
-        // Done or not, the next attempt may take it: the record says what is done.
-        self.claims.release(&key).await?;
+        if !matches!(
+            outcome,
+            Ok(EvaluationOutcome::Resolved { .. }
+                | EvaluationOutcome::NoValidBids
+                | EvaluationOutcome::Failed { .. }
+                | EvaluationOutcome::AlreadyEvaluated)
+        ) {
+            // Leave the job to a later attempt. (Once applied, the claim runs out by itself, and
+            // the record answers every later request.)
+            self.claims.release(&key).await?;
+        }
         outcome
     }
 
