@@ -1,0 +1,133 @@
+//! Bid intake (`POST /bid-jobs/{id}/bids`, §3): the checks in order, the PQT inline, the bid
+//! stored with its job's counter in one atomic write, then the trigger.
+//!
+//! 1. The job must exist (404), then the body must parse (400).
+//! 2. Closed and mixed jobs take bids from their roster only (403).
+//! 3. A closed job takes no bid (409 closed, or full for an open job that filled); an open job
+//!    whose `bid_job_closes_at` has passed is closed now, and refuses the bid.
+//! 4. A subject with a bid on file is refused (409) before its PQT runs.
+//! 5. The PQT (`""`: accepted) runs under the hook time limit; an error or a malformed output
+//!    refuses the bid with a reason that says so. A refused bid is kept on a closed or mixed job
+//!    (`bid_data.bid_rejected`, `bid_data.pqt_reason`: it completes the roster) and answered
+//!    409; on an open job it is not stored.
+//! 6. The store enforces the rest in the same write: one bid per subject (409), at most
+//!    `bid_job_max_subjects` accepted on an open job (409 full), none after the close
+//!    ([`crate::closing`]'s fence, 409 closed).
+//! 7. An accepted applicant joins the open job's roster; the bid that fills an open job, or that
+//!    completes a closed or mixed job's roster, closes the job, which requests the evaluation.
+
+use crate::closing::{on_file, Closing, FENCE};
+use crate::error::OrcadeError;
+use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
+use crate::ports::Clock;
+use crate::repo::Repo;
+use agora_orcade_schema::{new_id, parse_bid_request, Bid, BidJob, BidJobMode, BidJobStatus, Hook, PqtInput, PqtVerdict};
+use agora_store::{Counted, StoreError};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The bid flow: the store, the PQT, the clock, and the closing of jobs.
+#[derive(Clone)]
+pub struct BidIntake {
+    repo: Repo,
+    hooks: OrcadeHooks,
+    clock: Arc<dyn Clock>,
+    closing: Closing,
+}
+
+impl BidIntake {
+    pub fn new(repo: Repo, hooks: OrcadeHooks, clock: Arc<dyn Clock>, closing: Closing) -> Self {
+        Self { repo, hooks, clock, closing }
+    }
+
+    /// Takes one bid request for the job `bid_job_id` through §3; returns the stored bid.
+    pub async fn submit_bid(&self, bid_job_id: &str, body: &Value) -> Result<Bid, OrcadeError> {
+        let job = self.repo.job(bid_job_id).await?.ok_or_else(|| OrcadeError::UnknownJob(bid_job_id.to_owned()))?;
+        let now = self.clock.now();
+        let mut bid = parse_bid_request(body, bid_job_id, &new_id(), now).map_err(OrcadeError::InvalidBid)?;
+        let subject = bid.bid_subject_id.clone();
+        let fixed = job.bid_job_mode.has_fixed_roster();
+        if fixed && !job.has_subject(&subject) {
+            return Err(OrcadeError::NotOnRoster { bid_job_id: bid_job_id.to_owned(), subject });
+        }
+        if job.bid_job_status == BidJobStatus::Closed {
+            return Err(closed_or_full(&job, job.bid_job_subject_ids.len() as i64));
+        }
+        if job.bid_job_mode == BidJobMode::Open && job.bid_job_closes_at.is_some_and(|at| at <= now) {
+            self.closing.close(bid_job_id, "bid_job_closes_at passed").await?;
+            return Err(OrcadeError::JobClosed(bid_job_id.to_owned()));
+        }
+        if self.repo.bid_by_subject(bid_job_id, &subject).await?.is_some() {
+            return Err(already(&job, &subject));
+        }
+
+        let verdict = self.pre_qualify(&job, &bid).await;
+        if !verdict.accepted && !fixed {
+            tracing::info!(bid_job_id, subject = %subject, reason = %verdict.reason, "applicant refused by the PQT; not stored");
+            return Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: false });
+        }
+        if !verdict.accepted {
+            bid.reject(verdict.reason.clone());
+        }
+        let limit = if fixed { FENCE } else { job.bid_job_max_subjects.unwrap_or(FENCE) };
+        let count = match self.repo.insert_counted_bid(&bid, limit).await {
+            Ok(Counted::Stored(n)) => n,
+            Ok(Counted::Full) => {
+                let (accepted, _) = on_file(self.repo.store().counter(&crate::closing::bids_counter(bid_job_id)).await?);
+                return Err(closed_or_full(&job, accepted));
+            }
+            Err(StoreError::Duplicate { .. }) => return Err(already(&job, &subject)),
+            Err(e) => return Err(e.into()),
+        };
+        tracing::info!(bid_job_id, bid_id = %bid.bid_id, subject = %subject, accepted = verdict.accepted, "bid stored");
+
+        let (n, fenced) = on_file(count);
+        if fixed {
+            if !fenced && n >= job.bid_job_subject_ids.len() as i64 {
+                self.closing.close(bid_job_id, "every roster member has a bid on file").await?;
+            }
+        } else {
+            if !self.repo.append_subject(bid_job_id, &subject).await? {
+                tracing::warn!(bid_job_id, subject = %subject, "applicant already on the roster, or the job is gone");
+            }
+            if !fenced && job.bid_job_max_subjects.is_some_and(|max| n >= max) {
+                self.closing.close(bid_job_id, "bid_job_max_subjects accepted").await?;
+            }
+        }
+        if verdict.accepted {
+            Ok(bid)
+        } else {
+            Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: true })
+        }
+    }
+
+    /// The PQT's verdict. No PQT: accepted. A hook error or a malformed output refuses the bid
+    /// with a reason that says so (§4).
+    async fn pre_qualify(&self, job: &BidJob, bid: &Bid) -> PqtVerdict {
+        let spec = job.pqt();
+        if spec.is_empty() {
+            return PqtVerdict::accept("no PQT configured");
+        }
+        let input = OrcadeInput::Pqt(PqtInput { bid_job: job, bid });
+        match self.hooks.run(Hook::Pqt, &spec, &job.bid_job_id, &input).await {
+            Ok(out) => {
+                PqtVerdict::from_output(output_of(Hook::Pqt, &out)).unwrap_or_else(|e| PqtVerdict::refuse(format!("the PQT failed: {e}")))
+            }
+            Err(e) => PqtVerdict::refuse(format!("the PQT failed: {e}")),
+        }
+    }
+}
+
+/// Why a closed or full job refuses a bid: full when an open job has its accepted applicants.
+fn closed_or_full(job: &BidJob, accepted: i64) -> OrcadeError {
+    match job.bid_job_max_subjects {
+        Some(max) if job.bid_job_mode == BidJobMode::Open && accepted >= max => {
+            OrcadeError::JobFull { bid_job_id: job.bid_job_id.clone(), max_subjects: max }
+        }
+        _ => OrcadeError::JobClosed(job.bid_job_id.clone()),
+    }
+}
+
+fn already(job: &BidJob, subject: &str) -> OrcadeError {
+    OrcadeError::AlreadyBid { bid_job_id: job.bid_job_id.clone(), subject: subject.to_owned() }
+}

@@ -1,0 +1,56 @@
+//! Closing jobs: `POST /bid-jobs/{id}/close` by the creator (any mode: it evaluates the bids on
+//! file; §1's decision for closed and mixed jobs, and an open job's creator may end its call
+//! early too), and the sweep of open jobs whose `bid_job_closes_at` has passed (the target of
+//! the one-shot `close-<id>` schedule, and of a timer). Both close through
+//! [`crate::closing::Closing`]: once, then one evaluation request.
+
+use crate::closing::Closing;
+use crate::error::OrcadeError;
+use crate::ports::Clock;
+use crate::repo::Repo;
+use agora_orcade_schema::{BidJob, BidJobStatus};
+use std::sync::Arc;
+
+/// The close flow: the store, the clock, and the closing of jobs.
+#[derive(Clone)]
+pub struct Closer {
+    repo: Repo,
+    clock: Arc<dyn Clock>,
+    closing: Closing,
+}
+
+impl Closer {
+    pub fn new(repo: Repo, clock: Arc<dyn Clock>, closing: Closing) -> Self {
+        Self { repo, clock, closing }
+    }
+
+    /// Closes the job and requests its evaluation; returns the job as it is now. `requested_by`
+    /// is the caller's identity when the front door knows it (it must be the creator); the
+    /// spec's API carries none, so `None` closes for anyone who knows the id.
+    pub async fn close_job(&self, bid_job_id: &str, requested_by: Option<&str>) -> Result<BidJob, OrcadeError> {
+        let unknown = || OrcadeError::UnknownJob(bid_job_id.to_owned());
+        let job = self.repo.job(bid_job_id).await?.ok_or_else(unknown)?;
+        if requested_by.is_some_and(|who| who != job.bid_job_creator_id) {
+            return Err(OrcadeError::NotCreator { bid_job_id: bid_job_id.to_owned() });
+        }
+        if job.bid_job_status == BidJobStatus::Closed || !self.closing.close(bid_job_id, "closed by its creator").await? {
+            return Err(OrcadeError::AlreadyClosed(bid_job_id.to_owned()));
+        }
+        self.repo.job(bid_job_id).await?.ok_or_else(unknown)
+    }
+
+    /// Closes every open job whose `bid_job_closes_at` has passed, each once, and requests its
+    /// evaluation. Idempotent: a job closed already is not found again. Returns the jobs this
+    /// call closed.
+    pub async fn close_due_jobs(&self) -> Result<Vec<String>, OrcadeError> {
+        let mut closed = Vec::new();
+        for job in self.repo.jobs_due(self.clock.now()).await? {
+            match self.closing.close(&job.bid_job_id, "bid_job_closes_at passed").await {
+                Ok(true) => closed.push(job.bid_job_id),
+                Ok(false) => {}
+                Err(e) => tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "due job not closed; the next sweep tries again"),
+            }
+        }
+        Ok(closed)
+    }
+}

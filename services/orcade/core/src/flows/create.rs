@@ -1,0 +1,86 @@
+//! Create a job (`POST /bid-jobs`, §3): parsed with the rules' catalogue, its hooks checked,
+//! stored; then a closed or mixed job's `bid_request` deliveries are queued (one per roster
+//! subject, on the delivery queue: the delegate is never called inline), and an open job with a
+//! time limit gets its one-shot close at `bid_job_closes_at`.
+
+use crate::error::OrcadeError;
+use crate::hooks::OrcadeHooks;
+use crate::ports::{Clock, OneShotSchedules, WorkQueue};
+use crate::repo::Repo;
+use crate::work::{close_request, close_schedule_name, Delivery};
+use agora_orcade_rules::Catalogue;
+use agora_orcade_schema::{new_id, parse_create_request, BidJob};
+use agora_store::StoreError;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Attempts at a fresh id when a generated one collides.
+const ID_ATTEMPTS: usize = 4;
+
+/// The create flow: the store, the hooks (to check the modes), the delivery queue, one-shot
+/// schedules and the clock.
+#[derive(Clone)]
+pub struct JobCreator {
+    repo: Repo,
+    hooks: OrcadeHooks,
+    deliveries: Arc<dyn WorkQueue>,
+    schedules: Arc<dyn OneShotSchedules>,
+    clock: Arc<dyn Clock>,
+}
+
+impl JobCreator {
+    pub fn new(
+        repo: Repo,
+        hooks: OrcadeHooks,
+        deliveries: Arc<dyn WorkQueue>,
+        schedules: Arc<dyn OneShotSchedules>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self { repo, hooks, deliveries, schedules, clock }
+    }
+
+    /// Validates a create request and stores the job; returns it as stored.
+    pub async fn create_job(&self, body: &Value) -> Result<BidJob, OrcadeError> {
+        let chosen = body.get("bid_job_id").is_some_and(|v| !v.is_null());
+        for _ in 0..ID_ATTEMPTS {
+            let job = parse_create_request(body, &new_id(), self.clock.now(), &Catalogue).map_err(OrcadeError::InvalidJob)?;
+            super::check_hooks(&self.hooks, &job)?;
+            match self.repo.insert_job(&job).await {
+                Ok(()) => {
+                    tracing::info!(bid_job_id = %job.bid_job_id, mode = %job.bid_job_mode, "bid job created");
+                    self.request_bids(&job).await;
+                    self.schedule_close(&job).await;
+                    return Ok(job);
+                }
+                Err(StoreError::Duplicate { .. }) if chosen => return Err(OrcadeError::JobIdTaken(job.bid_job_id)),
+                Err(StoreError::Duplicate { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(OrcadeError::internal("could not generate an unused bid_job_id"))
+    }
+
+    /// Queues one `bid_request` per roster subject of a closed or mixed job. A delivery the
+    /// queue refuses is logged: the job stands, and its subjects can find it by id or tag.
+    async fn request_bids(&self, job: &BidJob) {
+        if !job.bid_job_mode.has_fixed_roster() {
+            return;
+        }
+        for subject in &job.bid_job_subject_ids {
+            let d = Delivery::bid_request(&job.bid_job_id, subject);
+            if let Err(e) = self.deliveries.send(&d.delivery_id, &d.body(), std::time::Duration::ZERO).await {
+                tracing::error!(bid_job_id = %job.bid_job_id, subject = %subject, error = %e, "bid_request not queued");
+            }
+        }
+    }
+
+    /// Asks for the one-shot close of an open job with a time limit. A failure is logged: the
+    /// close sweep closes the job anyway.
+    async fn schedule_close(&self, job: &BidJob) {
+        let Some(at) = job.bid_job_closes_at else { return };
+        let id = &job.bid_job_id;
+        if let Err(e) = self.schedules.schedule(&close_schedule_name(id), at, &close_request(id)).await {
+            tracing::warn!(bid_job_id = %id, error = %e, "one-shot close not scheduled; the close sweep will close the job");
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Delivery (§5): one delegate round trip per [`Delivery`], from the delivery queue. The call is
+//! `submit-and-wait` with `{"subject_id", "session_id": <bid_job_id>, "task_id":
+//! <bid_task_result_id>, "task_data"}`, under the delegate's time limit; its reply is stored
+//! verbatim as a `BidTaskResult`, a failure as `{"success": false, "error": "<what failed>"}`
+//! (every failure, transient or not: a delivery is made once, never repeated behind the
+//! subject's back). The `bid_winner` result also carries `evaluator_output`.
+//!
+//! Once per delivery, even if redelivered: the result is stored together with the mark
+//! `delivered:<delivery_id>` in one atomic insert, and while a worker makes the call it holds
+//! the claim `deliver:<delivery_id>` on a lease longer than the delegate's time limit (a second
+//! delivery meanwhile is retried later; a dead worker's lease runs out).
+
+use crate::error::OrcadeError;
+use crate::ports::{Clock, Delegate, DelegateRequest};
+use crate::repo::Repo;
+use crate::work::Delivery;
+use agora_orcade_schema::{new_id, BidJob, BidTaskResult, Entity, TaskType};
+use agora_store::claims::Claims;
+use agora_store::StoreError;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// What became of one delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliveryOutcome {
+    /// The delegate answered `success: true`; its reply is stored.
+    Delivered { bid_task_result_id: String },
+    /// The call failed; the failure is stored.
+    Failed { bid_task_result_id: String, error: String },
+    /// Its result was stored already (a redelivery).
+    AlreadyDelivered,
+    /// Another worker is making this call right now.
+    InProgress,
+    /// The job was deleted: nothing to deliver.
+    JobGone,
+}
+
+/// The delivery flow: the store and its claims, the delegate system, the clock, the lease.
+#[derive(Clone)]
+pub struct Deliverer {
+    repo: Repo,
+    claims: Claims,
+    delegate: Arc<dyn Delegate>,
+    clock: Arc<dyn Clock>,
+    lease: chrono::Duration,
+}
+
+/// `task_data` of §5.
+fn task_data(d: &Delivery, job: &BidJob) -> Value {
+    match d.task_type {
+        TaskType::BidRequest => json!({"event_type": "bid_request", "bid_job_id": job.bid_job_id, "bid_job": job.to_dict()}),
+        TaskType::BidWinner => json!({"event_type": "bid_winner", "bid_job_id": job.bid_job_id}),
+    }
+}
+
+impl Deliverer {
+    pub fn new(repo: Repo, delegate: Arc<dyn Delegate>, clock: Arc<dyn Clock>, lease: chrono::Duration) -> Self {
+        Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease }
+    }
+
+    /// Makes the delivery's round trip, once.
+    pub async fn deliver(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
+        if self.repo.delivered(&d.delivery_id).await? {
+            return Ok(DeliveryOutcome::AlreadyDelivered);
+        }
+        let key = format!("deliver:{}", d.delivery_id);
+        if self.claims.take(&key, self.clock.now(), Some(self.lease)).await?.is_none() {
+            return Ok(DeliveryOutcome::InProgress);
+        }
+        let outcome = self.deliver_claimed(d).await;
+        self.claims.release(&key).await?;
+        outcome
+    }
+
+    async fn deliver_claimed(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
+        // Read again under the claim: a worker whose lease ran out may have finished.
+        if self.repo.delivered(&d.delivery_id).await? {
+            return Ok(DeliveryOutcome::AlreadyDelivered);
+        }
+        let Some(job) = self.repo.job(&d.bid_job_id).await? else {
+            tracing::warn!(delivery_id = %d.delivery_id, "the bid job is gone; nothing delivered");
+            return Ok(DeliveryOutcome::JobGone);
+        };
+        let result_id = new_id();
+        let data = task_data(d, &job);
+        let request = DelegateRequest { subject_id: &d.subject_id, session_id: &job.bid_job_id, task_id: &result_id, task_data: &data };
+        let (task_result, error): (Map<String, Value>, Option<String>) = match self.delegate.submit_and_wait(&request).await {
+            Ok(Value::Object(reply)) => (reply, None),
+            Ok(other) => {
+                let error = format!("the delegate system's reply is not a JSON object: {}", agora_hooks::truncate(&other.to_string()));
+                (BidTaskResult::failure_result(&error), Some(error))
+            }
+            Err(e) => (BidTaskResult::failure_result(&e.to_string()), Some(e.to_string())),
+        };
+        let result = BidTaskResult {
+            bid_task_result_id: result_id.clone(),
+            bid_job_id: d.bid_job_id.clone(),
+            bid_subject_id: d.subject_id.clone(),
+            task_type: d.task_type,
+            task_result,
+            created_time: self.clock.now(),
+            evaluator_output: d.evaluator_output.clone(),
+        };
+        match self.repo.insert_result_once(&d.delivery_id, &result, self.clock.now()).await {
+            Ok(()) => {}
+            Err(StoreError::Duplicate { .. }) => return Ok(DeliveryOutcome::AlreadyDelivered),
+            Err(e) => return Err(e.into()),
+        }
+        Ok(match error {
+            None => DeliveryOutcome::Delivered { bid_task_result_id: result_id },
+            Some(error) => {
+                tracing::warn!(delivery_id = %d.delivery_id, %error, "delegate call failed; the failure is stored");
+                DeliveryOutcome::Failed { bid_task_result_id: result_id, error }
+            }
+        })
+    }
+}

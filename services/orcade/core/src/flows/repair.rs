@@ -1,0 +1,126 @@
+//! The repair sweep: closes the open jobs whose bids on file should have closed them, and
+//! requests again the evaluation of closed jobs whose evaluation is neither applied, under way
+//! nor queued, so that no crash leaves a job open or unevaluated for ever:
+//!
+//! - **never closed**: the bid that completed a closed or mixed job's roster, or filled an open
+//!   job, was stored (with its count) but its process died before the close. The count says so:
+//!   the sweep closes the job, which requests the evaluation. It also puts back on an open job's
+//!   roster an accepted applicant whose process died between its bid and the roster's append;
+//!
+//! - **never requested**: the job is closed but no request was recorded (the closer died
+//!   between the close and the queue);
+//! - **request lost**: the request's claim ran out (queued a day ago and still not applied: the
+//!   queue dead-lettered it, so it is requested again at most once a day);
+//! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed.
+//!
+//! Cost: a sweep reads every open job (and its bid counter), the ids of every closed job (by the
+//! indexed `bid_job_status`) and the applied evaluation records (the claims collection, which
+//! no adapter indexes: on DynamoDB a read of the whole collection), then a few reads per stalled
+//! job. Both grow with the jobs ever closed; an indexed record of pending evaluations would make
+//! it grow with the stalled ones only.
+
+use crate::closing::{bids_counter, evaluate_claim, on_file, request_claim, Closing};
+use crate::error::OrcadeError;
+use crate::ports::Clock;
+use crate::repo::Repo;
+use agora_orcade_schema::{BidJob, BidJobMode};
+use agora_store::claims::{Claim, ClaimState};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// Why the sweep requested a job's evaluation again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stall {
+    NeverClosed,
+    NeverRequested,
+    RequestLost,
+    EvaluatorGone,
+}
+
+/// The repair flow: the store, the clock, and the closing's request.
+#[derive(Clone)]
+pub struct Repairer {
+    repo: Repo,
+    clock: Arc<dyn Clock>,
+    closing: Closing,
+}
+
+impl Repairer {
+    pub fn new(repo: Repo, clock: Arc<dyn Clock>, closing: Closing) -> Self {
+        Self { repo, clock, closing }
+    }
+
+    /// Closes the open jobs whose bids closed them, then requests the evaluation of every
+    /// stalled closed job; returns them, with why.
+    pub async fn repair_stalled_jobs(&self) -> Result<Vec<(String, Stall)>, OrcadeError> {
+        let mut repaired = Vec::new();
+        for job in self.repo.open_jobs().await? {
+            match self.close_if_complete(&job).await {
+                Ok(true) => {
+                    tracing::warn!(bid_job_id = %job.bid_job_id, "a job its bids had closed is closed now");
+                    repaired.push((job.bid_job_id, Stall::NeverClosed));
+                }
+                Ok(false) => {}
+                Err(e) => tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "repair check failed"),
+            }
+        }
+        let applied: HashSet<String> = self.repo.applied_job_ids().await?.into_iter().collect();
+        for id in self.repo.closed_job_ids().await?.into_iter().filter(|id| !applied.contains(id)) {
+            match self.repair(&id).await {
+                Ok(Some(stall)) => {
+                    tracing::warn!(bid_job_id = %id, ?stall, "stalled evaluation requested again");
+                    repaired.push((id, stall));
+                }
+                Ok(None) => {}
+                Err(e) => tracing::error!(bid_job_id = %id, error = %e, "repair check failed"),
+            }
+        }
+        Ok(repaired)
+    }
+
+    /// Closes an open job whose bids on file complete it (the roster of a closed or mixed job,
+    /// `bid_job_max_subjects` of an open one); first mends an open job's roster.
+    async fn close_if_complete(&self, job: &BidJob) -> Result<bool, OrcadeError> {
+        let id = &job.bid_job_id;
+        let (n, fenced) = on_file(self.repo.store().counter(&bids_counter(id)).await?);
+        if fenced || n == 0 {
+            return Ok(false);
+        }
+        if job.bid_job_mode == BidJobMode::Open && (job.bid_job_subject_ids.len() as i64) < n {
+            for bid in self.repo.accepted_bids(id).await? {
+                if !job.has_subject(&bid.bid_subject_id) && self.repo.append_subject(id, &bid.bid_subject_id).await? {
+                    tracing::warn!(bid_job_id = %id, subject = %bid.bid_subject_id, "accepted applicant put back on the roster");
+                }
+            }
+        }
+        let complete = match job.bid_job_mode {
+            BidJobMode::Open => job.bid_job_max_subjects.is_some_and(|max| n >= max),
+            BidJobMode::Closed | BidJobMode::Mixed => n >= job.bid_job_subject_ids.len() as i64,
+        };
+        if !complete {
+            return Ok(false);
+        }
+        self.closing.close(id, "repair: its bids on file complete it").await
+    }
+
+    async fn repair(&self, id: &str) -> Result<Option<Stall>, OrcadeError> {
+        let claims = self.closing.claims();
+        let now = self.clock.now();
+        let stall = match claims.state(&evaluate_claim(id), now).await? {
+            ClaimState::Live | ClaimState::Settled => return Ok(None),
+            ClaimState::Expired => Stall::EvaluatorGone,
+            ClaimState::Free => match claims.state(&request_claim(id), now).await? {
+                ClaimState::Live | ClaimState::Settled => return Ok(None),
+                ClaimState::Expired => Stall::RequestLost,
+                ClaimState::Free => Stall::NeverRequested,
+            },
+        };
+        // One repair per lease, however many sweeps run at once.
+        if claims.claim(&format!("repair:{id}"), now, Some(self.closing.leases().claim)).await? == Claim::Held {
+            return Ok(None);
+        }
+        self.closing.fence(id).await?;
+        self.closing.request(id).await?;
+        Ok(Some(stall))
+    }
+}

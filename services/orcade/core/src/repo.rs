@@ -1,0 +1,254 @@
+//! Typed access to the `assets` database over the generic [`DocumentStore`]: the one place that
+//! knows the collection names, the filters the flows use and how documents decode.
+//!
+//! Besides §2's three collections, two internal kinds of record live in the platform's claims
+//! collection (never served by a route), each written once by a unique insert:
+//!
+//! * `evaluation:<bid_job_id>`: the evaluation's decision ([`Decision`]), written before any of
+//!   it is applied, so that an evaluator that dies half-way is followed by one that applies the
+//!   same decision (a remote evaluator asked again might choose another winner).
+//!   `orcade_evaluation` is `"decided"`, then `"applied"`.
+//! * `delivered:<delivery_id>`: that a delivery's result is stored, inserted in the same atomic
+//!   write as the result, so that a redelivered delivery stores nothing twice.
+
+use crate::error::OrcadeError;
+use agora_filter::Filter;
+use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS, CLAIMS};
+use agora_orcade_schema::time::format_utc_micros;
+use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult};
+use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// What an evaluation decided, as recorded before it is applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    /// `status: "resolved"`: this subject's bid wins.
+    Winner { winner_subject_id: String, bid_id: String, evaluator_output: Value },
+    /// `status: "no_valid_bids"`: no bid wins.
+    NoValidBids { evaluator_output: Value },
+    /// The evaluator failed for good (malformed output, a winner with no accepted bid, a rule
+    /// error): no bid wins, and this says why.
+    Failed { error: String },
+}
+
+/// The stored evaluation record of a job.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct EvaluationRecord {
+    pub bid_job_id: String,
+    pub decision: Decision,
+    pub orcade_evaluation: String,
+    pub decided_at: String,
+}
+
+impl EvaluationRecord {
+    pub fn applied(&self) -> bool {
+        self.orcade_evaluation == APPLIED
+    }
+}
+
+const DECIDED: &str = "decided";
+const APPLIED: &str = "applied";
+
+fn evaluation_key(bid_job_id: &str) -> String {
+    format!("evaluation:{bid_job_id}")
+}
+
+fn delivered_key(delivery_id: &str) -> String {
+    format!("delivered:{delivery_id}")
+}
+
+/// A record in the claims collection: a claim that never expires, with the record's fields.
+fn record(key: &str, now: DateTime<Utc>, fields: Value) -> Json {
+    let mut doc = json!({"claim_id": key, "claimed_at": format_utc_micros(&now), "expires_at": null, "holder": "orcade"});
+    if let (Value::Object(doc), Value::Object(fields)) = (&mut doc, fields) {
+        doc.extend(fields);
+    }
+    to_json(&doc)
+}
+
+fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, OrcadeError> {
+    Ok(serde_json::from_str(doc.get())?)
+}
+
+/// Decodes typed entities from stored documents.
+pub fn decode_all<T: DeserializeOwned>(docs: &[Json]) -> Result<Vec<T>, OrcadeError> {
+    docs.iter().map(decode).collect()
+}
+
+#[derive(Clone)]
+pub struct Repo {
+    store: Arc<dyn DocumentStore>,
+}
+
+impl Repo {
+    pub fn new(store: Arc<dyn DocumentStore>) -> Self {
+        Self { store }
+    }
+
+    pub fn store(&self) -> &Arc<dyn DocumentStore> {
+        &self.store
+    }
+
+    // Jobs.
+
+    pub async fn insert_job(&self, job: &BidJob) -> Result<(), StoreError> {
+        self.store.insert(vec![(BID_JOBS, to_json(job))]).await
+    }
+
+    pub async fn job_raw(&self, id: &str) -> Result<Option<Json>, OrcadeError> {
+        Ok(self.store.get(BID_JOBS, id).await?)
+    }
+
+    pub async fn job(&self, id: &str) -> Result<Option<BidJob>, OrcadeError> {
+        self.job_raw(id).await?.map(|d| decode(&d)).transpose()
+    }
+
+    /// Moves an open job to `closed` with a conditional write; false when it was not open.
+    pub async fn close_job(&self, id: &str) -> Result<bool, OrcadeError> {
+        let open = Filter::must(json!({"bid_job_status": BidJobStatus::Open}));
+        Ok(self.store.update(BID_JOBS, id, &open, &Change::set(&json!({"bid_job_status": BidJobStatus::Closed}))).await?)
+    }
+
+    /// Open-mode jobs still open whose `bid_job_closes_at` is at or before `now`.
+    pub async fn jobs_due(&self, now: DateTime<Utc>) -> Result<Vec<BidJob>, OrcadeError> {
+        let filter = Filter::must(json!({
+            "bid_job_mode": "open", "bid_job_status": "open",
+            "bid_job_closes_at": {"$lte": format_utc_micros(&now)},
+        }));
+        decode_all(&self.store.find(BID_JOBS, &filter).await?)
+    }
+
+    /// Every job still open.
+    pub async fn open_jobs(&self) -> Result<Vec<BidJob>, OrcadeError> {
+        decode_all(&self.store.find(BID_JOBS, &Filter::must(json!({"bid_job_status": "open"}))).await?)
+    }
+
+    /// The ids of every closed job.
+    pub async fn closed_job_ids(&self) -> Result<Vec<String>, OrcadeError> {
+        #[derive(Deserialize)]
+        struct Id {
+            bid_job_id: String,
+        }
+        let docs = self.store.find(BID_JOBS, &Filter::must(json!({"bid_job_status": "closed"}))).await?;
+        Ok(decode_all::<Id>(&docs)?.into_iter().map(|i| i.bid_job_id).collect())
+    }
+
+    /// Appends `subject` to an open job's roster unless it is there already.
+    pub async fn append_subject(&self, id: &str, subject: &str) -> Result<bool, OrcadeError> {
+        let absent = Filter::must(json!({"bid_job_subject_ids": {"$ne": subject}}));
+        Ok(self.store.update(BID_JOBS, id, &absent, &Change::none().append("bid_job_subject_ids", subject)).await?)
+    }
+
+    pub async fn update_job(&self, id: &str, change: &Change) -> Result<bool, OrcadeError> {
+        Ok(self.store.update(BID_JOBS, id, &Filter::all(), change).await?)
+    }
+
+    pub async fn delete_job(&self, id: &str) -> Result<bool, OrcadeError> {
+        Ok(self.store.delete(BID_JOBS, id, &Filter::all()).await?)
+    }
+
+    // Bids.
+
+    /// Stores a bid and raises its job's bid counter in one atomic write, unless the counter
+    /// has reached `limit` ([`crate::closing`]).
+    pub async fn insert_counted_bid(&self, bid: &Bid, limit: i64) -> Result<Counted, StoreError> {
+        self.store.insert_counted(vec![(BIDS, to_json(bid))], &crate::closing::bids_counter(&bid.bid_job_id), Some(limit)).await
+    }
+
+    pub async fn bid_raw(&self, id: &str) -> Result<Option<Json>, OrcadeError> {
+        Ok(self.store.get(BIDS, id).await?)
+    }
+
+    pub async fn bid(&self, id: &str) -> Result<Option<Bid>, OrcadeError> {
+        self.bid_raw(id).await?.map(|d| decode(&d)).transpose()
+    }
+
+    pub async fn bid_by_subject(&self, job_id: &str, subject: &str) -> Result<Option<Bid>, OrcadeError> {
+        let docs = self.store.find(BIDS, &Filter::must(json!({"bid_job_id": job_id, "bid_subject_id": subject}))).await?;
+        docs.first().map(decode).transpose()
+    }
+
+    /// Every bid of a job, as stored, oldest first.
+    pub async fn bids_raw(&self, job_id: &str) -> Result<Vec<Json>, OrcadeError> {
+        Ok(self.store.find(BIDS, &Filter::must(json!({"bid_job_id": job_id}))).await?)
+    }
+
+    /// The bids of a job the PQT accepted (every bid but those kept with `bid_rejected`).
+    pub async fn accepted_bids(&self, job_id: &str) -> Result<Vec<Bid>, OrcadeError> {
+        let filter = Filter::must(json!({"bid_job_id": job_id, "bid_data.bid_rejected": {"$ne": true}}));
+        decode_all(&self.store.find(BIDS, &filter).await?)
+    }
+
+    /// The job's winning bids (at most one, once evaluated).
+    pub async fn winners(&self, job_id: &str) -> Result<Vec<Bid>, OrcadeError> {
+        decode_all(&self.store.find(BIDS, &Filter::must(json!({"bid_job_id": job_id, "is_winner": true}))).await?)
+    }
+
+    pub async fn mark_winner(&self, bid_id: &str) -> Result<bool, OrcadeError> {
+        Ok(self.store.update(BIDS, bid_id, &Filter::all(), &Change::set(&json!({"is_winner": true}))).await?)
+    }
+
+    pub async fn update_bid(&self, id: &str, change: &Change) -> Result<bool, OrcadeError> {
+        Ok(self.store.update(BIDS, id, &Filter::all(), change).await?)
+    }
+
+    pub async fn delete_bid(&self, id: &str) -> Result<bool, OrcadeError> {
+        Ok(self.store.delete(BIDS, id, &Filter::all()).await?)
+    }
+
+    // Task results.
+
+    /// Stores a delivery's result and the mark that it is delivered, all or none. A
+    /// [`StoreError::Duplicate`] means the delivery was stored already.
+    pub async fn insert_result_once(&self, delivery_id: &str, result: &BidTaskResult, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let mark = record(&delivered_key(delivery_id), now, json!({"bid_task_result_id": result.bid_task_result_id}));
+        self.store.insert(vec![(BID_TASK_RESULTS, to_json(result)), (CLAIMS, mark)]).await
+    }
+
+    /// Whether the delivery's result is stored.
+    pub async fn delivered(&self, delivery_id: &str) -> Result<bool, OrcadeError> {
+        Ok(self.store.get(CLAIMS, &delivered_key(delivery_id)).await?.is_some())
+    }
+
+    pub async fn results_raw(&self, job_id: &str) -> Result<Vec<Json>, OrcadeError> {
+        Ok(self.store.find(BID_TASK_RESULTS, &Filter::must(json!({"bid_job_id": job_id}))).await?)
+    }
+
+    // Evaluation records.
+
+    pub async fn evaluation(&self, job_id: &str) -> Result<Option<EvaluationRecord>, OrcadeError> {
+        self.store.get(CLAIMS, &evaluation_key(job_id)).await?.map(|d| decode(&d)).transpose()
+    }
+
+    /// Records a decision, unless one is recorded already; returns the one that stands.
+    pub async fn record_decision(&self, job_id: &str, decision: &Decision, now: DateTime<Utc>) -> Result<EvaluationRecord, OrcadeError> {
+        let fields =
+            json!({"bid_job_id": job_id, "decision": decision, "orcade_evaluation": DECIDED, "decided_at": format_utc_micros(&now)});
+        match self.store.insert(vec![(CLAIMS, record(&evaluation_key(job_id), now, fields))]).await {
+            Ok(()) | Err(StoreError::Duplicate { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.evaluation(job_id).await?.ok_or_else(|| OrcadeError::internal(format!("the evaluation record of {job_id} vanished")))
+    }
+
+    pub async fn mark_applied(&self, job_id: &str) -> Result<(), OrcadeError> {
+        self.store.update(CLAIMS, &evaluation_key(job_id), &Filter::all(), &Change::set(&json!({"orcade_evaluation": APPLIED}))).await?;
+        Ok(())
+    }
+
+    /// The ids of the jobs whose evaluation is applied.
+    pub async fn applied_job_ids(&self) -> Result<Vec<String>, OrcadeError> {
+        let docs = self.store.find(CLAIMS, &Filter::must(json!({"orcade_evaluation": APPLIED}))).await?;
+        Ok(decode_all::<EvaluationRecord>(&docs)?.into_iter().map(|r| r.bid_job_id).collect())
+    }
+
+    /// Documents of `collection` matching `filter`.
+    pub async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, OrcadeError> {
+        Ok(self.store.find(collection, filter).await?)
+    }
+}
