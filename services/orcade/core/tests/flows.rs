@@ -11,7 +11,7 @@ use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult, HookTarget, 
 use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, ScriptedDelegate, Sent};
 use agora_ports::{Clock, DelegateError, WorkHandler, WorkOutcome};
 use agora_store::memory::MemoryStore;
-use agora_store::{Change, Counted, DocumentStore, Json, StoreError};
+use agora_store::{Change, Counted, DocStream, DocumentStore, Json, Page, StoreError};
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -94,6 +94,10 @@ impl DocumentStore for YieldingStore {
     async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
         tokio::task::yield_now().await;
         self.0.find(collection, filter).await
+    }
+    async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+        tokio::task::yield_now().await;
+        self.0.find_stream(collection, filter, page).await
     }
     async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
         tokio::task::yield_now().await;
