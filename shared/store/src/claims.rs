@@ -108,6 +108,35 @@ impl Claims {
         self.store.update(COLLECTION.name, &held.key, &ours, &change).await
     }
 
+    /// Runs `work` while holding `held`, renewing its lease to `now() + lease` every third of
+    /// it, so that a short lease bounds how long a crashed holder blocks the work, not how long
+    /// the work may take. A renewal that fails (the claim was taken over after its lease ran
+    /// out, or the store failed) is logged and `work` goes on: what it writes must be
+    /// conditional on its own state, as a claim no longer guards it.
+    pub async fn while_held<F: std::future::Future>(
+        &self,
+        held: &Lease,
+        lease: chrono::Duration,
+        now: impl Fn() -> DateTime<Utc>,
+        work: F,
+    ) -> F::Output {
+        let every = (lease / 3).to_std().unwrap_or(std::time::Duration::from_secs(1)).max(std::time::Duration::from_millis(10));
+        let renewals = async {
+            loop {
+                tokio::time::sleep(every).await;
+                match self.renew(held, now(), lease).await {
+                    Ok(true) => {}
+                    Ok(false) => tracing::warn!(claim = %held.key, "claim lost: its lease ran out and another holder took it"),
+                    Err(e) => tracing::warn!(claim = %held.key, error = %e, "claim not renewed"),
+                }
+            }
+        };
+        tokio::select! {
+            output = work => output,
+            _ = renewals => unreachable!("the renewals never end"),
+        }
+    }
+
     /// Gives the claim `key` the lease `now + lease`, whoever holds it: its work has been handed
     /// on (a queue holds it now) and is trusted there that long. Returns whether it was held.
     pub async fn settle(&self, key: &str, now: DateTime<Utc>, lease: chrono::Duration) -> Result<bool, StoreError> {
@@ -146,5 +175,34 @@ impl Claims {
     /// [`Claims::claim`] at `now` would find it [`Claim::Held`].
     pub async fn live(&self, key: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
         Ok(matches!(self.state(key, now).await?, ClaimState::Settled | ClaimState::Live))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryStore;
+    use crate::DatabaseSpec;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_claim_held_while_its_work_runs_outlives_its_lease_then_runs_out() {
+        const DB: DatabaseSpec = DatabaseSpec::new("claims_test", &[COLLECTION]);
+        let claims = Claims::new(Arc::new(MemoryStore::new(DB).expect("store")));
+        let lease = chrono::Duration::milliseconds(300);
+        let held = claims.take("evaluate:task_w", Utc::now(), Some(lease)).await.unwrap().expect("won");
+        let other = claims.clone();
+        let work = async move {
+            // Three leases long: renewed meanwhile, nobody else can take it.
+            for _ in 0..6 {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                assert_eq!(other.take("evaluate:task_w", Utc::now(), Some(lease)).await.unwrap(), None, "held while working");
+            }
+            "done"
+        };
+        assert_eq!(claims.while_held(&held, lease, Utc::now, work).await, "done");
+        // No longer renewed: it runs out within a lease.
+        tokio::time::sleep(std::time::Duration::from_millis(450)).await;
+        assert_eq!(claims.state("evaluate:task_w", Utc::now()).await.unwrap(), ClaimState::Expired);
+        assert!(claims.take("evaluate:task_w", Utc::now(), Some(lease)).await.unwrap().is_some());
     }
 }

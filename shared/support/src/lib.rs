@@ -1,6 +1,7 @@
 //! Small helpers the platform's crates share, each written once: settings read from the
 //! environment ([`env`]), a stable hash ([`fnv1a`]), text cut for error messages and logs
-//! ([`truncate`]), and an error told with its causes ([`error_chain`]). No dependencies.
+//! ([`truncate`]), an error told with its causes ([`error_chain`]), and the internal error every
+//! service's error type carries ([`InternalError`]). No dependencies.
 
 /// Settings from the environment.
 pub mod env {
@@ -71,5 +72,47 @@ mod tests {
     #[test]
     fn blank_variables_are_unset() {
         assert_eq!(env::var("AGORA_SUPPORT_TEST_SURELY_UNSET"), None);
+    }
+}
+
+/// An internal error (a service's 500): what the flow was doing, and the cause, kept whole for
+/// the log. Every service's error type carries one.
+#[derive(Debug, Clone)]
+pub struct InternalError {
+    context: String,
+    cause: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl InternalError {
+    /// An error with no cause beyond `context`.
+    pub fn new(context: impl Into<String>) -> Self {
+        Self { context: context.into(), cause: None }
+    }
+
+    /// `cause`, met while doing `context`.
+    pub fn caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self { context: context.into(), cause: Some(std::sync::Arc::new(cause)) }
+    }
+}
+
+impl std::fmt::Display for InternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.cause {
+            Some(cause) => write!(f, "{}: {}", self.context, error_chain(cause.as_ref())),
+            None => f.write_str(&self.context),
+        }
+    }
+}
+
+impl std::error::Error for InternalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two internal errors are the same when they say the same.
+impl PartialEq for InternalError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
     }
 }

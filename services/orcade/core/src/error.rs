@@ -4,7 +4,6 @@
 
 use agora_orcade_schema::ValidationErrors;
 use agora_store::StoreError;
-use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OrcadeError {
@@ -65,44 +64,7 @@ pub enum OrcadeError {
     Internal(InternalError),
 }
 
-/// An internal error: what the flow was doing, and the cause, kept whole for the log.
-#[derive(Debug, Clone)]
-pub struct InternalError {
-    context: String,
-    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
-}
-
-impl InternalError {
-    pub fn new(context: impl Into<String>) -> Self {
-        Self { context: context.into(), cause: None }
-    }
-
-    pub fn caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
-        Self { context: context.into(), cause: Some(Arc::new(cause)) }
-    }
-}
-
-impl std::fmt::Display for InternalError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.cause {
-            Some(cause) => write!(f, "{}: {}", self.context, agora_support::error_chain(cause.as_ref())),
-            None => f.write_str(&self.context),
-        }
-    }
-}
-
-impl std::error::Error for InternalError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
-    }
-}
-
-/// Two internal errors are the same when they say the same.
-impl PartialEq for InternalError {
-    fn eq(&self, other: &Self) -> bool {
-        self.to_string() == other.to_string()
-    }
-}
+pub use agora_support::InternalError;
 
 impl OrcadeError {
     pub fn internal(context: impl Into<String>) -> Self {

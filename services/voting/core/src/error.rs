@@ -4,7 +4,6 @@
 
 use agora_store::StoreError;
 use agora_voting_schema::ValidationErrors;
-use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VotingError {
@@ -53,46 +52,7 @@ pub enum VotingError {
     Internal(InternalError),
 }
 
-/// An internal error: what the flow was doing, and the cause, kept whole for the log.
-#[derive(Debug, Clone)]
-pub struct InternalError {
-    context: String,
-    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
-}
-
-impl InternalError {
-    /// An error with no cause beyond `context`.
-    pub fn new(context: impl Into<String>) -> Self {
-        Self { context: context.into(), cause: None }
-    }
-
-    /// `cause`, met while doing `context`.
-    pub fn caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
-        Self { context: context.into(), cause: Some(Arc::new(cause)) }
-    }
-}
-
-impl std::fmt::Display for InternalError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.cause {
-            Some(cause) => write!(f, "{}: {}", self.context, agora_support::error_chain(cause.as_ref())),
-            None => f.write_str(&self.context),
-        }
-    }
-}
-
-impl std::error::Error for InternalError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
-    }
-}
-
-/// Two internal errors are the same when they say the same.
-impl PartialEq for InternalError {
-    fn eq(&self, other: &Self) -> bool {
-        self.to_string() == other.to_string()
-    }
-}
+pub use agora_support::InternalError;
 
 impl VotingError {
     /// An internal error with no cause beyond `context`.

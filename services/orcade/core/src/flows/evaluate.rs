@@ -21,7 +21,7 @@ use crate::ports::{Clock, WorkQueue};
 use crate::repo::{Decision, Repo};
 use crate::work::Delivery;
 use agora_orcade_schema::{BidJob, BidJobStatus, Evaluation, EvaluatorInput, Hook};
-use agora_store::claims::{Claims, Lease};
+use agora_store::claims::Claims;
 use std::sync::Arc;
 
 /// What became of one evaluation request.
@@ -84,10 +84,8 @@ impl Evaluator {
         let Some(held) = self.claims.take(&key, self.clock.now(), Some(self.lease)).await? else {
             return Ok(EvaluationOutcome::InProgress);
         };
-        let outcome = tokio::select! {
-            outcome = self.evaluate_claimed(bid_job_id) => outcome,
-            () = self.keep_alive(&held) => unreachable!("keep_alive never returns"),
-        };
+        // Its lease renewed while it works: a crashed evaluator blocks the job for one lease.
+        let outcome = self.claims.while_held(&held, self.lease, || self.clock.now(), self.evaluate_claimed(bid_job_id)).await;
         if !matches!(
             outcome,
             Ok(EvaluationOutcome::Resolved { .. }
@@ -100,21 +98,6 @@ impl Evaluator {
             self.claims.release(&key).await?;
         }
         outcome
-    }
-
-    /// Renews the claim every third of its lease, for as long as the evaluation works.
-    async fn keep_alive(&self, held: &Lease) {
-        let every = (self.lease / 3).to_std().unwrap_or(std::time::Duration::from_secs(1)).max(std::time::Duration::from_millis(10));
-        loop {
-            tokio::time::sleep(every).await;
-            match self.claims.renew(held, self.clock.now(), self.lease).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    tracing::warn!(claim = %held.key, "evaluation claim lost (its lease ran out); the decision is still recorded once")
-                }
-                Err(e) => tracing::warn!(claim = %held.key, error = %e, "evaluation claim not renewed"),
-            }
-        }
     }
 
     async fn evaluate_claimed(&self, id: &str) -> Result<EvaluationOutcome, OrcadeError> {

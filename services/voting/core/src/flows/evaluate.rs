@@ -8,7 +8,7 @@ use crate::messages::voting_result;
 use crate::ports::{ChangeListener, Clock, HookError, Publisher};
 use crate::repo::Repo;
 use crate::specs::SpecCache;
-use agora_store::claims::{Claims, Lease};
+use agora_store::claims::Claims;
 use agora_store::{DocumentStore, Json};
 use agora_voting_schema::TaskStatus;
 use agora_voting_schema::{Hook, HookInput, Report, Vote};
@@ -79,31 +79,13 @@ impl Evaluator {
             // repair sweep requests the evaluation again.
             return Ok(EvaluationOutcome::InProgress);
         };
-        let outcome = tokio::select! {
-            outcome = self.evaluate_claimed(social_task_id) => outcome,
-            () = self.keep_alive(&held) => unreachable!("keep_alive never returns"),
-        };
+        // Its lease renewed while it works: a crashed evaluator blocks the task for one lease.
+        let outcome = self.claims.while_held(&held, self.lease, || self.clock.now(), self.evaluate_claimed(social_task_id)).await;
         if !matches!(outcome, Ok(EvaluationOutcome::Completed { .. }) | Ok(EvaluationOutcome::AlreadyComplete)) {
             // Leave the task to a later attempt.
             self.claims.release(&claim_key).await?;
         }
         outcome
-    }
-
-    /// Renews the evaluator's claim every third of its lease, for as long as it works: a short
-    /// lease then bounds how long a crashed evaluator blocks its task. Never returns.
-    async fn keep_alive(&self, held: &Lease) {
-        let every = (self.lease / 3).to_std().unwrap_or(std::time::Duration::from_secs(1)).max(std::time::Duration::from_millis(10));
-        loop {
-            tokio::time::sleep(every).await;
-            match self.claims.renew(held, self.clock.now(), self.lease).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    tracing::warn!(claim = %held.key, "evaluation claim lost (its lease ran out); the report is still written once")
-                }
-                Err(e) => tracing::warn!(claim = %held.key, error = %e, "evaluation claim not renewed"),
-            }
-        }
     }
 
     async fn evaluate_claimed(&self, id: &str) -> Result<EvaluationOutcome, VotingError> {
