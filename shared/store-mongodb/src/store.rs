@@ -151,13 +151,23 @@ impl MongoStore {
             let value = match written {
                 Ok(Some(value)) => value,
                 Ok(None) => {
-                    // The counter is missing or at its limit: nothing is written either way.
+                    // The counter is missing, at its limit, or created after this transaction's
+                    // snapshot was taken (a concurrent first write): nothing is written, and the
+                    // counter as committed now tells which.
                     let _ = session.abort_transaction().await;
-                    let (counter, _) = counted.expect("only a counted insert reads a counter");
-                    if self.create_counter(counter).await? {
-                        continue;
+                    let (counter, limit) = counted.expect("only a counted insert reads a counter");
+                    match self.committed_counter(counter).await? {
+                        None => {
+                            self.create_counter(counter).await?;
+                            continue;
+                        }
+                        Some(value) if limit.is_some_and(|l| value >= l) => return Ok(Counted::Full),
+                        Some(_) if Instant::now() < deadline => {
+                            backoff(attempt).await;
+                            continue;
+                        }
+                        Some(_) => return Err(StoreError::Backend(format!("mongodb raising counter {counter}: no attempt saw it"))),
                     }
-                    return Ok(Counted::Full);
                 }
                 Err((spec, e)) => {
                     // The server has aborted it already on most errors; abort whatever is left.
@@ -198,16 +208,22 @@ impl MongoStore {
         Ok(updated.and_then(|d| counter_value(&d)))
     }
 
-    /// Creates the counter at 0 if it is missing; returns whether it was missing.
-    async fn create_counter(&self, counter: &str) -> Result<bool, StoreError> {
-        let counters = &self.inner.counters;
-        if counters.find_one(doc! {ID_FIELD: counter}).await.map_err(|e| backend("reading a counter", &e))?.is_some() {
-            return Ok(false);
-        }
-        match counters.insert_one(doc! {ID_FIELD: counter, "value": 0_i64}).await {
-            Ok(_) => Ok(true),
-            // Created meanwhile by a concurrent first write.
-            Err(e) if is_duplicate_key(&e) => Ok(true),
+    /// The counter's committed value; `None` when it does not exist.
+    async fn committed_counter(&self, counter: &str) -> Result<Option<i64>, StoreError> {
+        let found = self.inner.counters.find_one(doc! {ID_FIELD: counter}).await.map_err(|e| backend("reading a counter", &e))?;
+        found
+            .map(|doc| {
+                counter_value(&doc)
+                    .ok_or_else(|| StoreError::Backend(format!("counter {counter} holds {:?}, not an integer", doc.get("value"))))
+            })
+            .transpose()
+    }
+
+    /// Creates the counter at 0 (a concurrent first write may have created it meanwhile).
+    async fn create_counter(&self, counter: &str) -> Result<(), StoreError> {
+        match self.inner.counters.insert_one(doc! {ID_FIELD: counter, "value": 0_i64}).await {
+            Ok(_) => Ok(()),
+            Err(e) if is_duplicate_key(&e) => Ok(()),
             Err(e) => Err(backend("creating a counter", &e)),
         }
     }
@@ -407,12 +423,7 @@ impl DocumentStore for MongoStore {
     }
 
     async fn counter(&self, counter: &str) -> Result<i64, StoreError> {
-        let found = self.inner.counters.find_one(doc! {ID_FIELD: counter}).await.map_err(|e| backend("reading a counter", &e))?;
-        match found {
-            None => Ok(0),
-            Some(doc) => counter_value(&doc)
-                .ok_or_else(|| StoreError::Backend(format!("counter {counter} holds {:?}, not an integer", doc.get("value")))),
-        }
+        Ok(self.committed_counter(counter).await?.unwrap_or(0))
     }
 
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {

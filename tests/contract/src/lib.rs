@@ -153,6 +153,7 @@ macro_rules! contract_tests {
             increment_under_race,
             insert_counted_stores_and_counts,
             insert_counted_under_race,
+            insert_counted_on_a_new_counter_under_race,
             claims_won_once_under_race,
             claims_held_until_the_lease_expires,
             claims_live_until_the_lease_expires,

@@ -119,3 +119,39 @@ pub async fn insert_counted_under_race(store: SharedStore) {
     assert_eq!(count(&store, VOTES, json!({"social_task_id": "task_r"}), None).await, LIMIT as u64);
     assert_eq!(store.increment("places:task_r", 0).await.unwrap(), LIMIT);
 }
+
+/// 50 counted inserts at once on a counter that does not exist yet, under no limit and under a
+/// limit above them: every one is stored and counted, none refused as full (a
+/// racer that saw no counter must not take a concurrently created one for a full one).
+pub async fn insert_counted_on_a_new_counter_under_race(store: SharedStore) {
+    use crate::fixtures::vote;
+    use crate::spec::VOTES;
+    use agora_store::Counted;
+    const RACERS: usize = crate::cases::RACERS;
+    for (round, limit) in [None, Some(RACERS as i64 + 5)].into_iter().enumerate() {
+        let (task, counter) = (format!("task_new_{round}"), format!("places:task_new_{round}"));
+        let barrier = Arc::new(Barrier::new(RACERS));
+        let handles: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (store, barrier, task, counter) = (Arc::clone(&store), Arc::clone(&barrier), task.clone(), counter.clone());
+                tokio::spawn(async move {
+                    let doc = agora_store::to_json(&vote(&format!("new-{round}-{i}"), &task, &format!("subject-{i}"), true));
+                    barrier.wait().await;
+                    store.insert_counted(vec![(VOTES, doc)], &counter, limit).await
+                })
+            })
+            .collect();
+        let mut stored: Vec<i64> = Vec::new();
+        for h in futures::future::join_all(handles).await {
+            match h.expect("racer panicked").expect("insert_counted") {
+                Counted::Stored(n) => stored.push(n),
+                Counted::Full => panic!("refused as full under limit {limit:?}"),
+            }
+        }
+        // Each its own count, except on DynamoDB, whose count is read right after the commit.
+        assert_eq!(stored.len(), RACERS, "limit {limit:?}");
+        assert!(stored.iter().all(|n| (1..=RACERS as i64).contains(n)), "values out of range: {stored:?}");
+        assert_eq!(stored.iter().max(), Some(&(RACERS as i64)));
+        assert_eq!(store.counter(&counter).await.unwrap(), RACERS as i64);
+    }
+}

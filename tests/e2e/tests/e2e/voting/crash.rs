@@ -232,6 +232,17 @@ async fn killed_during_a_burst_of_votes_nothing_acknowledged_is_lost_and_every_t
         assert!(public_stored.contains(id) || private_stored.contains(id), "acknowledged vote {id} was lost");
     }
     assert!(public_stored.len() <= DURATION, "at most duration qualified votes: {}", public_stored.len());
+    // Every vote answered before the kill was accepted, but a public one once its places were
+    // taken: a member of the private task votes once, and nothing else refuses it.
+    for (vote, answer) in votes.iter().zip(&answers) {
+        let Some(answer) = answer.as_ref().filter(|_| !accepted_qualified(answer)) else { continue };
+        let public_vote = vote["social_task_id"] == json!(public);
+        assert!(
+            public_vote && answer.0 == 409 && public_stored.len() == DURATION,
+            "refused with {} places taken: {answer:?}",
+            public_stored.len()
+        );
+    }
 
     // Without any retry, a task whose trigger holds in the stored votes completes.
     if public_stored.len() == DURATION {
