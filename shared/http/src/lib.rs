@@ -5,8 +5,12 @@
 //!   joined by `,`, `suffix` (`[`…`]` for a bare array, `{"ok": true, "data": [`…`]}` for an
 //!   envelope), without holding them all;
 //! * [`page_of_query`]: the optional `?limit=&skip=` of a query route, as the store's
-//!   [`Page`](agora_store::Page).
+//!   [`Page`](agora_store::Page);
+//! * [`limits`]: the limits on a request's head (414, 431), each service answering in its shape;
+//! * [`body`]: a request's body and path segment, read with a refusal for every malformed one.
 
+pub mod body;
+pub mod limits;
 mod list;
 mod paging;
 

@@ -9,7 +9,10 @@ pub mod limits;
 mod routes;
 
 pub use error::ApiError;
-pub use routes::{create_routes, flow_router, parse_routes, query_routes, router, routes, vote_routes, with_fallbacks, Flow};
+pub use routes::{
+    create_routes, flow_router, no_route, parse_routes, query_routes, router, routes, vote_routes, with_fallbacks, with_limits,
+    wrong_method, Flow,
+};
 
 use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;

@@ -99,6 +99,12 @@ pub fn with_fallbacks(router: Router) -> Router {
         .layer(axum::middleware::from_fn(crate::limits::check_head))
 }
 
+/// The body limit and the limits on a request's head on `router`'s routes only (not on a
+/// fallback): for a server that mounts several services, each with its own error shape.
+pub fn with_limits(router: Router) -> Router {
+    router.route_layer(DefaultBodyLimit::max(BODY_LIMIT)).route_layer(axum::middleware::from_fn(crate::limits::check_head))
+}
+
 async fn submit_task(State(creator): State<TaskCreator>, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     let id = creator.create_task(&body).await?;
@@ -148,11 +154,13 @@ fn raw(doc: Json) -> Response {
     raw_json(StatusCode::OK, String::from(Box::<str>::from(doc)))
 }
 
-async fn no_route(method: Method, uri: Uri) -> Response {
+/// The answer to a path no route serves.
+pub async fn no_route(method: Method, uri: Uri) -> Response {
     (StatusCode::NOT_FOUND, JsonResponse(json!({ "error": format!("No route for {method} {}", uri.path()) }))).into_response()
 }
 
-async fn wrong_method(method: Method, uri: Uri) -> Response {
+/// The answer to a method the path does not take.
+pub async fn wrong_method(method: Method, uri: Uri) -> Response {
     (StatusCode::METHOD_NOT_ALLOWED, JsonResponse(json!({ "error": format!("Method {method} is not allowed on {}", uri.path()) })))
         .into_response()
 }

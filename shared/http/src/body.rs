@@ -1,0 +1,53 @@
+//! What a route reads from a request, so that every malformed request gets the service's JSON
+//! error (never the framework's plain-text rejection): the body, read as bytes under a limit,
+//! refused before a byte is read when its declared length is over it, and parsed as JSON; and a
+//! path segment, percent-decoded. Each returns the status and message of its refusal for the
+//! service's own extractor to put in its error shape.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::header::CONTENT_LENGTH;
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use serde_json::Value;
+
+/// A refusal: the status and the message the client reads.
+pub type Refusal = (StatusCode, String);
+
+/// The largest request body a service's routes read (a create request with large option maps
+/// fits many times over); a larger one is answered 413.
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// The request's body, whole, under [`BODY_LIMIT`].
+pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Refusal> {
+    let too_large = || (StatusCode::PAYLOAD_TOO_LARGE, format!("Request body is too large: the limit is {} MiB", BODY_LIMIT >> 20));
+    let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return Err(too_large());
+    }
+    Bytes::from_request(req, state).await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            (e.status(), format!("Request body could not be read: {}", e.body_text()))
+        }
+    })
+}
+
+/// The route's one path segment, percent-decoded.
+pub async fn path_segment<S: Send + Sync>(parts: &mut Parts, state: &S) -> Result<String, Refusal> {
+    Path::<String>::from_request_parts(parts, state)
+        .await
+        .map(|Path(segment)| segment)
+        .map_err(|e| (StatusCode::BAD_REQUEST, format!("Invalid path: {}", e.body_text())))
+}
+
+/// The body as JSON, as it came (an explicit `null` stays `null`). `allow_empty`: an empty body
+/// reads as `null` (a query's filter: every document) instead of an error. Err is the 400's
+/// message.
+pub fn json_body(bytes: &[u8], allow_empty: bool) -> Result<Value, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return if allow_empty { Ok(Value::Null) } else { Err("Request body is empty; expected a JSON object".into()) };
+    }
+    serde_json::from_slice(bytes).map_err(|e| format!("Request body is not valid JSON: {e}"))
+}
