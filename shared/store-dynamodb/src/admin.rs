@@ -13,8 +13,9 @@ use std::time::Duration;
 const ACTIVE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Field GSIs a table this store creates carries at least, as the template's table does: every
-/// database of a deployment shares the table, whichever of them creates it first.
-const TABLE_SLOTS: usize = 4;
+/// database of a deployment shares the table, whichever of them creates it first, so it carries
+/// what the most demanding of them needs (Orcade's `bid_jobs`: nine), with one to spare.
+const TABLE_SLOTS: usize = 10;
 
 /// The GSIs the store needs: `(name, partition key attribute)`, all sorted by `seq`.
 pub(crate) fn indexes(inner: &Inner) -> Vec<(String, String)> {

@@ -34,10 +34,12 @@
 //! | GSI `gsi2`: `HASH` / `RANGE` | `g2` / `seq` | S / S |
 //! | GSI `gsi3`: `HASH` / `RANGE` | `g3` / `seq` | S / S |
 //! | GSI `gsi4`: `HASH` / `RANGE` | `g4` / `seq` | S / S |
+//! | ... `gsi10`: `HASH` / `RANGE` | `g10` / `seq` | S / S |
 //!
 //! Every GSI has projection `INCLUDE` with the non-key attributes `doc`, `pgen`, `pn`. The number
-//! of field GSIs (`gsi1`..`gsiN`) is the most any collection of the database needs: 4 for
-//! `voting_db` (the table above). [`DynamoStore::ensure_table`] creates exactly this; in
+//! of field GSIs (`gsi1`..`gsiN`) a database needs is the most any of its collections needs: 4
+//! for `voting_db`, 9 for Orcade's `assets`. [`DynamoStore::ensure_table`] creates a table with
+//! ten (`gsi1`..`gsi10`), enough for every service's database, as the template does; in
 //! CloudFormation/SAM:
 //!
 //! ```yaml
@@ -45,11 +47,11 @@
 //!   - {AttributeName: pk, AttributeType: S}
 //!   - {AttributeName: seq, AttributeType: S}
 //!   - {AttributeName: gall, AttributeType: S}
-//!   - {AttributeName: g1, AttributeType: S}   # ... g2, g3, g4 likewise
+//!   - {AttributeName: g1, AttributeType: S}   # ... g2 to g10 likewise
 //! KeySchema: [{AttributeName: pk, KeyType: HASH}]
 //! BillingMode: PAY_PER_REQUEST
 //! GlobalSecondaryIndexes:
-//!   - IndexName: gsi_all                      # ... gsi1..gsi4 with g1..g4 likewise
+//!   - IndexName: gsi_all                      # ... gsi1..gsi10 with g1..g10 likewise
 //!     KeySchema: [{AttributeName: gall, KeyType: HASH}, {AttributeName: seq, KeyType: RANGE}]
 //!     Projection: {ProjectionType: INCLUDE, NonKeyAttributes: [doc, pgen, pn]}
 //! ```
