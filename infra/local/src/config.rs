@@ -5,8 +5,8 @@ use agora_runtime::StoreKind;
 use clap::Parser;
 use std::path::PathBuf;
 
-/// Agora on one machine: the HTTP API, the start sweep, the evaluation queue and a message
-/// inbox in one process, on the embedded store.
+/// Agora on one machine: every service's HTTP API, their sweeps and work queues, a message inbox
+/// and a local delegate system in one process, on the embedded store.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "agora-local", version, about)]
 pub struct Config {
@@ -53,6 +53,14 @@ pub struct Config {
     /// Delay before an evaluation attempt is retried (multiplied by the attempt number), in milliseconds.
     #[arg(long, env = "AGORA_RETRY_DELAY_MS", default_value_t = 2_000)]
     pub retry_delay_ms: u64,
+    /// Base URL of the delegate system that Orcade's (and Xchange's) round trips to subjects go
+    /// to (`POST {url}/api/submit-and-wait`); unset, the local delegate records each call in the
+    /// inbox and acknowledges it.
+    #[arg(long, env = "DELEGATE_API_URL")]
+    pub delegate_api_url: Option<String>,
+    /// Time limit of one delegate call, in milliseconds.
+    #[arg(long, env = "AGORA_DELEGATE_TIMEOUT_MS", default_value_t = 30_000)]
+    pub delegate_timeout_ms: u64,
     /// Folder of local functions and workflows (`functions/<id>/function.py`,
     /// `workflows/<id>.json`), served as the function registry and the workflow API; the hook
     /// modes `function` and `dsl` then use them unless FUNCTIONS_REGISTRY_URL / WORKFLOWS_API_URL
@@ -83,6 +91,8 @@ impl Config {
             claim_lease_ms: 60_000,
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 30_000,
+            delegate_api_url: None,
+            delegate_timeout_ms: 30_000,
             functions_dir: PathBuf::new(),
             hooks: HooksConfig::default(),
         }

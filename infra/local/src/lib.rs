@@ -1,10 +1,14 @@
 //! The local server: every service's handlers (the same as the Lambda functions') behind one
 //! HTTP server, plus the platform's parts in process: the work queues, the sweeps, the message
-//! inbox, and a function registry and workflow API for local hooks. One file per service wires
-//! it ([`voting`]); this one mounts their routes and sets the fallbacks once.
+//! inbox, the local delegate system, and a function registry and workflow API for local hooks.
+//! One module per service wires it ([`voting`], [`orcade`]); this one mounts their routes, each
+//! with its own limits, and answers a path no route serves in the error shape of the service
+//! whose paths it looks like.
 
 pub mod config;
+pub mod delegate;
 pub mod inbox;
+pub mod orcade;
 pub mod queue;
 pub mod registry;
 pub mod serve;
@@ -14,8 +18,11 @@ pub use config::Config;
 
 use agora_hooks::Remote;
 use agora_hooks_remote::RemoteHooks;
+use agora_orcade_core::Orcade;
 use agora_voting_core::Voting;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
+use axum::http::Method;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use inbox::LocalInbox;
@@ -27,6 +34,7 @@ use std::time::Duration;
 pub struct Running {
     pub addr: SocketAddr,
     pub voting: Arc<Voting>,
+    pub orcade: Arc<Orcade>,
     pub inbox: LocalInbox,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -105,12 +113,15 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work };
 
     let voting = voting::wire(&platform, config).await?;
+    let orcade = orcade::wire(&platform, config).await?;
 
-    let mut app = voting.routes.merge(Router::new().route("/local/inbox/{subject}", get(read_inbox)).with_state(platform.inbox.clone()));
+    let mut app = agora_voting_api::with_limits(voting.routes)
+        .merge(orcade.routes)
+        .merge(Router::new().route("/local/inbox/{subject}", get(read_inbox)).with_state(platform.inbox.clone()));
     if local_registry {
         app = app.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
     }
-    let app = agora_voting_api::with_fallbacks(app);
+    let app = app.fallback(no_route).method_not_allowed_fallback(wrong_method);
     tracing::info!(
         %addr,
         data_dir = %config.data_dir.display(),
@@ -123,10 +134,39 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     };
     let server = tokio::spawn(serve::serve(listener, app, limits));
     let mut tasks = voting.tasks;
+    tasks.extend(orcade.tasks);
     tasks.push(server);
-    Ok(Running { addr, voting: voting.voting, inbox: platform.inbox, tasks })
+    Ok(Running { addr, voting: voting.voting, orcade: orcade.orcade, inbox: platform.inbox, tasks })
 }
 
 async fn read_inbox(State(inbox): State<LocalInbox>, Path(subject): Path<String>) -> Json<Vec<serde_json::Value>> {
     Json(inbox.messages(&subject))
+}
+
+/// A path no route serves: a head over the limits is refused as such, else a 404 in the error
+/// shape of the service the path belongs to (voting's for the others).
+async fn no_route(request: Request) -> Response {
+    let (method, uri) = (request.method().clone(), request.uri().clone());
+    let orcade = orcade::serves(uri.path());
+    if let Some((status, message)) = agora_http::limits::head_problem(&request) {
+        return if orcade {
+            agora_orcade_api::ApiError::with_status(status, message).into_response()
+        } else {
+            agora_voting_api::ApiError::with_status(status, message).into_response()
+        };
+    }
+    if orcade {
+        agora_orcade_api::no_route(method, uri).await
+    } else {
+        agora_voting_api::no_route(method, uri).await
+    }
+}
+
+/// A method the path does not take: a 405 in the error shape of the path's service.
+async fn wrong_method(method: Method, uri: axum::http::Uri) -> Response {
+    if orcade::serves(uri.path()) {
+        agora_orcade_api::wrong_method(method, uri).await
+    } else {
+        agora_voting_api::wrong_method(method, uri).await
+    }
 }

@@ -73,6 +73,18 @@ impl Server {
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
+    /// Sends `method` with an optional JSON body; returns the status and the JSON body (`null`
+    /// when not JSON).
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let mut request = self.http.request(method, self.url(path));
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json").body(body.to_string());
+        }
+        let r = request.send().await.expect("request");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
     pub async fn status_of(&self, id: &str) -> Option<String> {
         self.get(&format!("/get-status/{id}")).await.1["status"].as_str().map(str::to_owned)
     }
@@ -356,5 +368,17 @@ impl ServerProcess {
         let r = self.http.get(self.url(path)).send().await.expect("request");
         let status = r.status().as_u16();
         (status, r.json().await.unwrap_or(Value::Null))
+    }
+}
+
+/// Polls `probe` until it gives `Some`; panics with `what` after `timeout`.
+pub async fn wait_until<T, F: std::future::Future<Output = Option<T>>>(what: &str, timeout: Duration, mut probe: impl FnMut() -> F) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(found) = probe().await {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within {timeout:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

@@ -5,7 +5,7 @@ use crate::error::OrcadeError;
 use crate::repo::{EvaluationRecord, Repo};
 use agora_filter::Filter;
 use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS};
-use agora_store::Json;
+use agora_store::{DocStream, Json, Page};
 use serde_json::{json, Value};
 
 /// How `GET /bid-jobs/by-tags` matches: every tag (`all`, the default) or any of them.
@@ -24,6 +24,14 @@ impl TagMatch {
             Some("any") => Ok(TagMatch::Any),
             Some(other) => Err(OrcadeError::InvalidMatch(other.to_owned())),
         }
+    }
+}
+
+/// A query body as a filter: `null` (an empty body) is every document.
+fn filter_of(filter: &Value) -> Result<Filter, OrcadeError> {
+    match filter {
+        Value::Null => Ok(Filter::all()),
+        v => Filter::parse(v).map_err(|e| OrcadeError::InvalidFilter(e.to_string())),
     }
 }
 
@@ -58,13 +66,31 @@ impl Queries {
         self.query(BID_TASK_RESULTS, filter).await
     }
 
+    /// `POST /bid-jobs/query?limit=&skip=`, streamed: the `page` of the matches as the store
+    /// reads them, a batch at a time (the route writes them as they come).
+    pub async fn stream_jobs(&self, filter: &Value, page: Page) -> Result<DocStream, OrcadeError> {
+        self.stream(BID_JOBS, filter, page).await
+    }
+
+    /// `POST /bids/query?limit=&skip=`, streamed.
+    pub async fn stream_bids(&self, filter: &Value, page: Page) -> Result<DocStream, OrcadeError> {
+        self.stream(BIDS, filter, page).await
+    }
+
+    /// `POST /bid-task-results/query?limit=&skip=`, streamed.
+    pub async fn stream_task_results(&self, filter: &Value, page: Page) -> Result<DocStream, OrcadeError> {
+        self.stream(BID_TASK_RESULTS, filter, page).await
+    }
+
     /// A MongoDB-style filter over one collection (`null` or `{}`: all).
     async fn query(&self, collection: &str, filter: &Value) -> Result<Vec<Json>, OrcadeError> {
-        let filter = match filter {
-            Value::Null => Filter::all(),
-            v => Filter::parse(v).map_err(|e| OrcadeError::InvalidFilter(e.to_string()))?,
-        };
-        self.repo.find(collection, &filter).await
+        self.repo.find(collection, &filter_of(filter)?).await
+    }
+
+    /// The `page` of a filter's matches over one collection, streamed (the filter is checked
+    /// before the stream starts, so an unsupported operator is a 400, not a broken body).
+    async fn stream(&self, collection: &str, filter: &Value, page: Page) -> Result<DocStream, OrcadeError> {
+        Ok(self.repo.store().find_stream(collection, &filter_of(filter)?, page).await?)
     }
 
     /// `GET /bid-jobs/by-tags?tags=a,b&match=all|any`: exact, case-sensitive matching. Tags are

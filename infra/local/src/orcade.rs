@@ -1,0 +1,63 @@
+//! Orcade on the local server: its store (database `assets`), its flows over the local
+//! platform, its routes (§3), the durable evaluation and delivery queues and their workers, and
+//! the sweep that closes due open jobs and requests stalled evaluations again. Delegate calls go
+//! to `DELEGATE_API_URL` (`--delegate-api-url`) when it is set, else to the local delegate ([`crate::delegate`]), which
+//! records them in the inbox.
+
+use crate::delegate::LocalDelegate;
+use crate::queue::{self, DurableQueue};
+use crate::{Config, Platform};
+use agora_orcade_core::{orcade_hooks, Orcade, Ports, Settings, ORCADE_DB};
+use agora_ports::Delegate;
+use axum::Router;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Orcade, wired: the service, its routes (without fallbacks) and its background tasks.
+pub struct Wired {
+    pub orcade: Arc<Orcade>,
+    pub routes: Router,
+    pub tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
+    let store = agora_runtime::open_store(config.store, &config.data_dir, ORCADE_DB, config.store_namespace.as_deref()).await?;
+    let (evaluations, pending_evaluations) = DurableQueue::open("orcade-evaluation", platform.work.clone()).await?;
+    let (deliveries, pending_deliveries) = DurableQueue::open("orcade-delivery", platform.work.clone()).await?;
+    let delegate: Arc<dyn Delegate> = match config.delegate_api_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+        Some(url) => {
+            let http = agora_delegate::HttpDelegate::new(url, Duration::from_millis(config.delegate_timeout_ms.max(1)))?;
+            tracing::info!(endpoint = http.endpoint(), "Orcade's delegate calls go to the delegate system");
+            Arc::new(http)
+        }
+        None => Arc::new(LocalDelegate::new(platform.inbox.clone())),
+    };
+    let ports = Ports::new(store, orcade_hooks(platform.remote.clone()), Arc::new(evaluations), Arc::new(deliveries), delegate);
+    let orcade = Arc::new(Orcade::new(ports, Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64))));
+    let routes = agora_orcade_api::with_limits(agora_orcade_api::routes(orcade.clone()));
+
+    let retry_delay = Duration::from_millis(config.retry_delay_ms);
+    let tasks = vec![
+        tokio::spawn(queue::run_worker(Arc::new(orcade.evaluation_work()), pending_evaluations, retry_delay)),
+        tokio::spawn(queue::run_worker(Arc::new(orcade.delivery_work()), pending_deliveries, retry_delay)),
+        tokio::spawn(run_sweep(orcade.clone(), Duration::from_millis(config.sweep_interval_ms.max(1)))),
+    ];
+    Ok(Wired { orcade, routes, tasks })
+}
+
+/// Closes due open jobs, then requests again every stalled evaluation, every `every`.
+async fn run_sweep(orcade: Arc<Orcade>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = orcade.sweep().await {
+            tracing::error!(error = %e, "Orcade sweep failed");
+        }
+    }
+}
+
+/// Whether `path` is one of Orcade's (its 404 and 405 answers are in its envelope).
+pub fn serves(path: &str) -> bool {
+    ["/bid-jobs", "/bids", "/bid-task-results"].iter().any(|p| path == *p || path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
+}

@@ -1,0 +1,260 @@
+//! The routes of §3: one handler per route, each a thin call into one of the core's flows. Each
+//! [`Flow`] is its own router over its own flow struct (its Lambda function builds only that
+//! flow); [`router`] merges them all for the local server.
+//!
+//! | Flow | Routes |
+//! |---|---|
+//! | [`Flow::CreateJob`] | `POST /bid-jobs` |
+//! | [`Flow::CloseJob`] | `POST /bid-jobs/{id}/close` |
+//! | [`Flow::SubmitBid`] | `POST /bid-jobs/{id}/bids` |
+//! | [`Flow::Queries`] | `GET /bid-jobs/{id}`, `GET /bid-jobs/by-tags`, `GET /bid-jobs/{id}/bids`, `GET /bid-jobs/{id}/task-results`, `GET /bids/{id}`, the three `POST …/query` |
+//! | [`Flow::Edits`] | `PATCH` and `DELETE` of `/bid-jobs/{id}` and `/bids/{id}` |
+//!
+//! Two routers may serve one path with different methods (`GET /bid-jobs/{id}` is a query,
+//! `PATCH` an edit): axum merges their methods. The static paths `/bid-jobs/query` and
+//! `/bid-jobs/by-tags` win over `/bid-jobs/{id}`.
+
+use crate::body::{json_body, Body, Segment, BODY_LIMIT};
+use crate::error::ApiError;
+use crate::ok_raw;
+use agora_orcade_core::{BidIntake, Closer, Edits, JobCreator, Orcade, OrcadeError, Queries, TagMatch};
+use agora_store::{DocStream, Json};
+use axum::extract::{DefaultBodyLimit, RawQuery, State};
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, patch, post};
+use axum::{Json as JsonResponse, Router};
+use futures::StreamExt;
+use serde_json::json;
+use std::sync::Arc;
+
+type Reply = Result<Response, ApiError>;
+
+/// What a list answer starts and ends with: the envelope around the array.
+const LIST_PREFIX: &str = r#"{"ok":true,"data":["#;
+const LIST_SUFFIX: &str = "]}";
+
+/// The HTTP flows, each its own Lambda function on AWS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// `POST /bid-jobs`
+    CreateJob,
+    /// `POST /bid-jobs/{id}/close`
+    CloseJob,
+    /// `POST /bid-jobs/{id}/bids`
+    SubmitBid,
+    /// The read routes: GET and the three `/query` routes.
+    Queries,
+    /// `PATCH` and `DELETE` of jobs and bids.
+    Edits,
+}
+
+impl Flow {
+    pub const ALL: [Flow; 5] = [Flow::CreateJob, Flow::CloseJob, Flow::SubmitBid, Flow::Queries, Flow::Edits];
+
+    /// This flow's routes over the service, without fallbacks.
+    fn routes(self, orcade: &Orcade) -> Router {
+        match self {
+            Flow::CreateJob => create_routes(orcade.creator().clone()),
+            Flow::CloseJob => close_routes(orcade.closer().clone()),
+            Flow::SubmitBid => submit_routes(orcade.intake().clone()),
+            Flow::Queries => query_routes(orcade.queries().clone()),
+            Flow::Edits => edit_routes(orcade.edits().clone()),
+        }
+    }
+}
+
+/// Every route of §3, without fallbacks: for a server that mounts several services and sets the
+/// fallbacks once ([`with_fallbacks`]).
+pub fn routes(orcade: Arc<Orcade>) -> Router {
+    Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(&orcade)))
+}
+
+/// Every route of §3 with the fallbacks.
+pub fn router(orcade: Arc<Orcade>) -> Router {
+    with_fallbacks(routes(orcade))
+}
+
+/// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
+pub fn flow_router(orcade: Arc<Orcade>, flow: Flow) -> Router {
+    with_fallbacks(flow.routes(&orcade))
+}
+
+/// `POST /bid-jobs` over the create flow, without fallbacks.
+pub fn create_routes(creator: JobCreator) -> Router {
+    Router::new().route("/bid-jobs", post(create_job)).with_state(creator)
+}
+
+/// `POST /bid-jobs/{id}/close` over the close flow, without fallbacks.
+pub fn close_routes(closer: Closer) -> Router {
+    Router::new().route("/bid-jobs/{bid_job_id}/close", post(close_job)).with_state(closer)
+}
+
+/// `POST /bid-jobs/{id}/bids` over the bid flow, without fallbacks.
+pub fn submit_routes(intake: BidIntake) -> Router {
+    Router::new().route("/bid-jobs/{bid_job_id}/bids", post(submit_bid)).with_state(intake)
+}
+
+/// The read routes over the store alone, without fallbacks.
+pub fn query_routes(queries: Queries) -> Router {
+    Router::new()
+        .route("/bid-jobs/{bid_job_id}", get(get_job))
+        .route("/bid-jobs/by-tags", get(jobs_by_tags))
+        .route("/bid-jobs/query", post(query_jobs))
+        .route("/bid-jobs/{bid_job_id}/bids", get(bids_of_job))
+        .route("/bid-jobs/{bid_job_id}/task-results", get(task_results_of_job))
+        .route("/bids/{bid_id}", get(get_bid))
+        .route("/bids/query", post(query_bids))
+        .route("/bid-task-results/query", post(query_task_results))
+        .with_state(queries)
+}
+
+/// `PATCH` and `DELETE` of jobs and bids over the edit flow, without fallbacks.
+pub fn edit_routes(edits: Edits) -> Router {
+    Router::new()
+        .route("/bid-jobs/{bid_job_id}", patch(patch_job).delete(delete_job))
+        .route("/bids/{bid_id}", patch(patch_bid).delete(delete_bid))
+        .with_state(edits)
+}
+
+/// The answers to a path no route serves (404) and a method the path does not take (405), in
+/// the envelope, the body limit of every route and the limits on a request's head
+/// ([`crate::limits`]). Set once per server: axum refuses to merge two routers that both have a
+/// fallback.
+pub fn with_fallbacks(router: Router) -> Router {
+    router
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(crate::limits::check_head))
+}
+
+/// The body limit and the limits on a request's head on `router`'s routes only (not on a
+/// fallback): for a server that mounts several services, each with its own error shape.
+pub fn with_limits(router: Router) -> Router {
+    router.route_layer(DefaultBodyLimit::max(BODY_LIMIT)).route_layer(axum::middleware::from_fn(crate::limits::check_head))
+}
+
+// Jobs.
+
+async fn create_job(State(creator): State<JobCreator>, Body(body): Body) -> Reply {
+    let body = json_body(&body, false)?;
+    let job = creator.create_job(&body).await?;
+    Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": job}))).into_response())
+}
+
+async fn close_job(State(closer): State<Closer>, Segment(id): Segment) -> Reply {
+    // The spec's API carries no caller identity: whoever knows the id may close the job.
+    let job = closer.close_job(&id, None).await?;
+    Ok(JsonResponse(json!({"ok": true, "data": job})).into_response())
+}
+
+async fn get_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+    Ok(raw(StatusCode::OK, &queries.job(&id).await?))
+}
+
+async fn patch_job(State(edits): State<Edits>, Segment(id): Segment, Body(body): Body) -> Reply {
+    let body = json_body(&body, false)?;
+    Ok(raw(StatusCode::OK, &edits.patch_job(&id, &body).await?))
+}
+
+async fn delete_job(State(edits): State<Edits>, Segment(id): Segment) -> Reply {
+    edits.delete_job(&id).await?;
+    Ok(deleted())
+}
+
+/// `GET /bid-jobs/by-tags?tags=a,b&match=all|any`: `tags` comma-separated (it may be given more
+/// than once: the lists are joined), `match` `all` by default.
+async fn jobs_by_tags(State(queries): State<Queries>, RawQuery(query): RawQuery) -> Reply {
+    let (mut tags, mut how) = (Vec::new(), None);
+    for (name, value) in form_urlencoded::parse(query.as_deref().unwrap_or_default().as_bytes()) {
+        match name.as_ref() {
+            "tags" => tags.extend(value.split(',').map(str::to_owned)),
+            "match" if how.is_some() => return Err(ApiError::bad_request("match is given more than once")),
+            "match" => how = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    let how = TagMatch::parse(how.as_deref())?;
+    list(queries.jobs_by_tags(&tags, how).await?).await
+}
+
+// Bids.
+
+async fn submit_bid(State(intake): State<BidIntake>, Segment(id): Segment, Body(body): Body) -> Reply {
+    let body = json_body(&body, false)?;
+    let bid = intake.submit_bid(&id, &body).await?;
+    Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": bid}))).into_response())
+}
+
+async fn bids_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+    list(queries.bids_of(&id).await?).await
+}
+
+async fn get_bid(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+    Ok(raw(StatusCode::OK, &queries.bid(&id).await?))
+}
+
+async fn patch_bid(State(edits): State<Edits>, Segment(id): Segment, Body(body): Body) -> Reply {
+    let body = json_body(&body, false)?;
+    Ok(raw(StatusCode::OK, &edits.patch_bid(&id, &body).await?))
+}
+
+async fn delete_bid(State(edits): State<Edits>, Segment(id): Segment) -> Reply {
+    edits.delete_bid(&id).await?;
+    Ok(deleted())
+}
+
+async fn task_results_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+    list(queries.task_results_of(&id).await?).await
+}
+
+// The three query routes: a MongoDB-style filter (an empty body: every document), `?limit=&skip=`
+// paging through the matches, the answer streamed as the store reads it.
+
+async fn query_jobs(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    streamed(queries.stream_jobs(&filter, page).await?).await
+}
+
+async fn query_bids(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    streamed(queries.stream_bids(&filter, page).await?).await
+}
+
+async fn query_task_results(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    streamed(queries.stream_task_results(&filter, page).await?).await
+}
+
+// Answers.
+
+/// A stored document in the envelope, as stored.
+fn raw(status: StatusCode, doc: &Json) -> Response {
+    ok_raw(status, doc.get())
+}
+
+fn deleted() -> Response {
+    JsonResponse(json!({"ok": true, "data": {"deleted": true}})).into_response()
+}
+
+/// Documents in the envelope's array, as the store streams them (see `agora_http::json_list`):
+/// a failure within the first chunk is a 500 in the envelope, a later one breaks the body.
+async fn streamed(docs: DocStream) -> Reply {
+    agora_http::json_list(LIST_PREFIX, docs, LIST_SUFFIX).await.map_err(|e| ApiError::from(OrcadeError::from(e)))
+}
+
+/// Documents already read, in the envelope's array (the same bytes as [`streamed`]).
+async fn list(docs: Vec<Json>) -> Reply {
+    streamed(futures::stream::iter(docs.into_iter().map(Ok)).boxed()).await
+}
+
+/// The answer to a path no route serves.
+pub async fn no_route(method: Method, uri: Uri) -> Response {
+    ApiError::with_status(StatusCode::NOT_FOUND, format!("No route for {method} {}", uri.path())).into_response()
+}
+
+/// The answer to a method the path does not take.
+pub async fn wrong_method(method: Method, uri: Uri) -> Response {
+    ApiError::with_status(StatusCode::METHOD_NOT_ALLOWED, format!("Method {method} is not allowed on {}", uri.path())).into_response()
+}
