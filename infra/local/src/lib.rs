@@ -170,3 +170,13 @@ async fn wrong_method(method: Method, uri: axum::http::Uri) -> Response {
         agora_voting_api::wrong_method(method, uri).await
     }
 }
+
+/// Runs `work` every `interval` for ever (a tick missed while it ran waits for the next).
+pub(crate) async fn run_every<F: std::future::Future<Output = ()>>(interval: Duration, mut work: impl FnMut() -> F) {
+    let mut tick = tokio::time::interval(interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        work().await;
+    }
+}

@@ -47,14 +47,12 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
 
 /// Closes due open jobs, then requests again every stalled evaluation, every `every`.
 async fn run_sweep(orcade: Arc<Orcade>, every: Duration) {
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
+    crate::run_every(every, || async {
         if let Err(e) = orcade.sweep().await {
             tracing::error!(error = %e, "Orcade sweep failed");
         }
-    }
+    })
+    .await
 }
 
 /// Whether `path` is one of Orcade's (its 404 and 405 answers are in its envelope).

@@ -51,3 +51,44 @@ pub fn json_body(bytes: &[u8], allow_empty: bool) -> Result<Value, String> {
     }
     serde_json::from_slice(bytes).map_err(|e| format!("Request body is not valid JSON: {e}"))
 }
+
+/// Defines, in a service's API crate, the extractors its routes read a request with: `Body` (the
+/// body, whole, under [`BODY_LIMIT`]), `Segment` (the route's one path segment, percent-decoded)
+/// and `json_body` (the body as JSON), each refusing in the service's error `$error`, which
+/// has `with_status(StatusCode, String)` and `bad_request(String)`.
+#[macro_export]
+macro_rules! extractors {
+    ($error:ty) => {
+        pub use $crate::body::BODY_LIMIT;
+
+        /// A request body, whole.
+        pub struct Body(pub ::axum::body::Bytes);
+
+        impl<S: Send + Sync> ::axum::extract::FromRequest<S> for Body {
+            type Rejection = $error;
+
+            async fn from_request(req: ::axum::extract::Request, state: &S) -> Result<Self, $error> {
+                $crate::body::read_body(req, state).await.map(Body).map_err(|(status, message)| <$error>::with_status(status, message))
+            }
+        }
+
+        /// The route's one path segment, percent-decoded.
+        pub struct Segment(pub String);
+
+        impl<S: Send + Sync> ::axum::extract::FromRequestParts<S> for Segment {
+            type Rejection = $error;
+
+            async fn from_request_parts(parts: &mut ::axum::http::request::Parts, state: &S) -> Result<Self, $error> {
+                $crate::body::path_segment(parts, state)
+                    .await
+                    .map(Segment)
+                    .map_err(|(status, message)| <$error>::with_status(status, message))
+            }
+        }
+
+        /// The body as JSON ([`agora_http::body::json_body`]).
+        pub fn json_body(bytes: &::axum::body::Bytes, allow_empty: bool) -> Result<::serde_json::Value, $error> {
+            $crate::body::json_body(bytes, allow_empty).map_err(<$error>::bad_request)
+        }
+    };
+}

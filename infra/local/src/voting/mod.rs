@@ -51,15 +51,13 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
 
 /// Starts due tasks, then requests again every stalled evaluation, every `every`.
 async fn run_sweep(voting: Arc<Voting>, every: Duration) {
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
+    crate::run_every(every, || async {
         if let Err(e) = voting.start_due_tasks().await {
             tracing::error!(error = %e, "start sweep failed");
         }
         if let Err(e) = voting.repair_stalled_tasks().await {
             tracing::error!(error = %e, "repair sweep failed");
         }
-    }
+    })
+    .await
 }
