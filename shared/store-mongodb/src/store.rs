@@ -42,7 +42,12 @@ struct Inner {
     collections: Vec<Coll>,
     /// [`COUNTERS`]: `{_id: <counter name>, value: <i64>}`.
     counters: Collection<Document>,
+    /// Counted inserts of one counter in this process take turns ([`counter_turn`]).
+    turns: Vec<tokio::sync::Mutex<()>>,
 }
+
+/// How many turn locks counted inserts share, by their counter's hash.
+const TURNS: usize = 64;
 
 /// The collection of counters ([`DocumentStore::increment`]): beside the collections of the
 /// spec, read by no query.
@@ -105,7 +110,8 @@ impl MongoStore {
         }
         tracing::debug!(database = db.name(), "mongodb store open");
         let counters = handle.collection::<Document>(COUNTERS);
-        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections, counters }) })
+        let turns = (0..TURNS).map(|_| tokio::sync::Mutex::new(())).collect();
+        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections, counters, turns }) })
     }
 
     /// The collections this store holds.
@@ -135,18 +141,32 @@ impl MongoStore {
         groups: &[(&Coll, Vec<RawDocumentBuf>)],
         counted: Option<(&str, Option<i64>)>,
     ) -> Result<Counted, StoreError> {
+        // Concurrent transactions raising one counter conflict on its document, and each
+        // conflict costs an abort and a retry: writers of one counter in this process take turns
+        // instead, so that only writers in other processes conflict.
+        let _turn = match counted {
+            Some((counter, _)) => Some(self.counter_turn(counter).await),
+            None => None,
+        };
         let mut session = self.inner.client.start_session().await.map_err(|e| backend("starting a session", &e))?;
         let deadline = Instant::now() + TRANSACTION_RETRY_TIME;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             session.start_transaction().await.map_err(|e| backend("starting a transaction", &e))?;
-            let written = match insert_groups(&mut session, groups).await {
-                Ok(()) => match counted {
-                    None => Ok(Some(0)),
-                    Some((counter, limit)) => self.raise_counter(&mut session, counter, limit).await.map_err(|e| (None, e)),
+            // The counter first: its update pins the transaction's snapshot and takes the
+            // counter's document at once, so that concurrent writers of one counter conflict at
+            // their first statement (and retry) instead of after their inserts.
+            let raised = match counted {
+                None => Ok(Some(0)),
+                Some((counter, limit)) => self.raise_counter(&mut session, counter, limit).await.map_err(|e| (None, e)),
+            };
+            let written = match raised {
+                Ok(Some(value)) => match insert_groups(&mut session, groups).await {
+                    Ok(()) => Ok(Some(value)),
+                    Err((spec, e)) => Err((Some(spec), e)),
                 },
-                Err((spec, e)) => Err((Some(spec), e)),
+                other => other,
             };
             let value = match written {
                 Ok(Some(value)) => value,
@@ -161,7 +181,9 @@ impl MongoStore {
                             self.create_counter(counter).await?;
                             continue;
                         }
-                        Some(value) if limit.is_some_and(|l| value >= l) => return Ok(Counted::Full),
+                        Some(value) if limit.is_some_and(|l| value >= l) => {
+                            return self.full_unless_duplicate(&mut session, groups, deadline).await
+                        }
                         Some(_) if Instant::now() < deadline => {
                             backoff(attempt).await;
                             continue;
@@ -187,6 +209,35 @@ impl MongoStore {
                 Ok(()) => return Ok(Counted::Stored(value)),
                 Err(e) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline => backoff(attempt).await,
                 Err(e) => return Err(backend("committing an insert", &e)),
+            }
+        }
+    }
+
+    /// The turn of the counted inserts of `counter` in this process (one lock per hash stripe).
+    async fn counter_turn(&self, counter: &str) -> tokio::sync::MutexGuard<'_, ()> {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let hash = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(counter);
+        self.inner.turns[(hash % TURNS as u64) as usize].lock().await
+    }
+
+    /// [`Counted::Full`], unless the documents are duplicates of stored ones: then that
+    /// duplicate, as an uncounted insert reports it (tried in a transaction that is aborted).
+    async fn full_unless_duplicate(
+        &self,
+        session: &mut ClientSession,
+        groups: &[(&Coll, Vec<RawDocumentBuf>)],
+        deadline: Instant,
+    ) -> Result<Counted, StoreError> {
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            session.start_transaction().await.map_err(|e| backend("starting a transaction", &e))?;
+            let tried = insert_groups(session, groups).await;
+            let _ = session.abort_transaction().await;
+            match tried {
+                Ok(()) => return Ok(Counted::Full),
+                Err((_, e)) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline => backoff(attempt).await,
+                Err((spec, e)) => return Err(write_error(spec, "insert", &e)),
             }
         }
     }
@@ -306,9 +357,13 @@ async fn commit(session: &mut ClientSession, deadline: Instant) -> Result<(), Er
     }
 }
 
-/// A short pause before trying again, growing with the attempts (2 ms to 128 ms).
+/// A random wait before a transaction is tried again ("full jitter": up to 2^attempt ms, at most
+/// 256 ms), so that writers that conflicted on one document do not retry in step and conflict
+/// again: with a fixed wait, 200 concurrent votes on one counter kept colliding until the retry
+/// time ran out.
 async fn backoff(attempt: u32) {
-    tokio::time::sleep(Duration::from_millis(1 << attempt.clamp(1, 7))).await;
+    let span_us = 1_000u64 << attempt.clamp(1, 8);
+    tokio::time::sleep(Duration::from_micros(rand::random::<u64>() % span_us)).await;
 }
 
 /// The projection hiding `_id`.
