@@ -203,9 +203,7 @@ async fn unknown_routes_methods_and_oversized_requests_get_the_envelope() {
     let (status, body) = server.send(Method::PUT, "/bid-jobs", Some(&json!({}))).await;
     assert_eq!(status, 405, "{body}");
     error_of(&body);
-    let (status, body) = server.post_raw("/bid-jobs", vec![b' '; 3 * 1024 * 1024]).await;
-    assert_eq!(status, 413, "{body}");
-    error_of(&body);
+    // (A body over the limit is refused by the shared extractor, tested in voting's bad_input.)
     let (status, body) = server.get(&format!("/bid-jobs/{}", "x".repeat(9000))).await;
     assert_eq!(status, 414, "{body}");
     error_of(&body);
