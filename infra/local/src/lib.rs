@@ -146,19 +146,18 @@ async fn read_inbox(State(inbox): State<LocalInbox>, Path(subject): Path<String>
 /// A path no route serves: a head over the limits is refused as such, else a 404 in the error
 /// shape of the service the path belongs to (voting's for the others).
 async fn no_route(request: Request) -> Response {
-    let (method, uri) = (request.method().clone(), request.uri().clone());
-    let orcade = orcade::serves(uri.path());
-    if let Some((status, message)) = agora_http::limits::head_problem(&request) {
-        return if orcade {
-            agora_orcade_api::ApiError::with_status(status, message).into_response()
+    let Some((status, message)) = agora_http::limits::head_problem(&request) else {
+        let (method, uri) = (request.method().clone(), request.uri().clone());
+        return if orcade::serves(uri.path()) {
+            agora_orcade_api::no_route(method, uri).await
         } else {
-            agora_voting_api::ApiError::with_status(status, message).into_response()
+            agora_voting_api::no_route(method, uri).await
         };
-    }
-    if orcade {
-        agora_orcade_api::no_route(method, uri).await
+    };
+    if orcade::serves(request.uri().path()) {
+        agora_orcade_api::ApiError::with_status(status, message).into_response()
     } else {
-        agora_voting_api::no_route(method, uri).await
+        agora_voting_api::ApiError::with_status(status, message).into_response()
     }
 }
 

@@ -7,6 +7,7 @@
 use crate::delegate::LocalDelegate;
 use crate::queue::{self, DurableQueue};
 use crate::{Config, Platform};
+use agora_delegate::{DelegateConfig, HttpDelegate};
 use agora_orcade_core::{orcade_hooks, Orcade, Ports, Settings, ORCADE_DB};
 use agora_ports::Delegate;
 use axum::Router;
@@ -24,13 +25,15 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     let store = agora_runtime::open_store(config.store, &config.data_dir, ORCADE_DB, config.store_namespace.as_deref()).await?;
     let (evaluations, pending_evaluations) = DurableQueue::open("orcade-evaluation", platform.work.clone()).await?;
     let (deliveries, pending_deliveries) = DurableQueue::open("orcade-delivery", platform.work.clone()).await?;
-    let delegate: Arc<dyn Delegate> = match config.delegate_api_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
-        Some(url) => {
-            let http = agora_delegate::HttpDelegate::new(url, Duration::from_millis(config.delegate_timeout_ms.max(1)))?;
-            tracing::info!(endpoint = http.endpoint(), "Orcade's delegate calls go to the delegate system");
-            Arc::new(http)
-        }
-        None => Arc::new(LocalDelegate::new(platform.inbox.clone())),
+    // The delegate crate's own checks: a blank URL is unset, a bad URL or time limit stops the
+    // start-up naming its setting.
+    let settings = DelegateConfig::from_values(config.delegate_api_url.as_deref(), Some(&config.delegate_timeout_ms.to_string()))?;
+    let http = HttpDelegate::from_config(&settings)?;
+    let delegate: Arc<dyn Delegate> = if http.is_configured() {
+        tracing::info!(endpoint = http.endpoint(), "Orcade's delegate calls go to the delegate system");
+        Arc::new(http)
+    } else {
+        Arc::new(LocalDelegate::new(platform.inbox.clone()))
     };
     let ports = Ports::new(store, orcade_hooks(platform.remote.clone()), Arc::new(evaluations), Arc::new(deliveries), delegate);
     let orcade = Arc::new(Orcade::new(ports, Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64))));
