@@ -15,7 +15,7 @@
 //! | hooks | see `agora_hooks_remote::HooksConfig` | create-task, parse-task, submit-vote, start-tasks, evaluate-task |
 
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
-use agora_runtime::{env, open_publisher, open_store, BoxError, PublisherKind, StoreKind};
+use agora_runtime::{env, open_publisher, BoxError, PublisherKind};
 use agora_store::DocumentStore;
 use agora_voting_core::live::{LiveStreams, QueuedChanges};
 use agora_voting_core::repo::Repo;
@@ -24,7 +24,6 @@ use agora_voting_core::{
     Starter, SystemClock, TaskCreator, TaskParser, VoteIntake, VotingHooks, VOTING_DB,
 };
 use aws_config::SdkConfig;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Environment variable: the evaluation queue's URL.
@@ -44,9 +43,7 @@ pub fn hooks_from_env() -> Result<VotingHooks, BoxError> {
 
 /// The store of `AGORA_STORE` (`AGORA_EMBEDDED_DIR` for the embedded one).
 pub async fn store_from_env() -> Result<Arc<dyn DocumentStore>, BoxError> {
-    let kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
-    let embedded = PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
-    open_store(kind, &embedded, VOTING_DB, None).await
+    agora_runtime::store_from_env(VOTING_DB).await
 }
 
 /// The publisher of `AGORA_PUBLISHER`.

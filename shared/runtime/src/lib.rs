@@ -4,7 +4,8 @@
 //!
 //! | Variable | Meaning | Default |
 //! |---|---|---|
-//! | `AGORA_STORE` | `embedded`, `mongodb` or `dynamodb` | per front door |
+//! | `AGORA_STORE` | `embedded`, `mongodb` or `dynamodb` | per front door (`mongodb` for the functions) |
+//! | `AGORA_EMBEDDED_DIR` | the embedded store's folder when the functions run it | `/tmp/agora` |
 //! | `MONGODB_URI` | MongoDB connection string (an Atlas SRV URI works) | required for `mongodb` |
 //! | `AGORA_DYNAMODB_TABLE`, `AGORA_DYNAMODB_ENDPOINT` | DynamoDB table, endpoint override | `agora`, AWS |
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log` | per front door |
@@ -84,6 +85,15 @@ pub async fn open_store(
             Arc::new(store)
         }
     })
+}
+
+/// A Lambda function's store: the database `db` on the store of `AGORA_STORE` (`mongodb` unless
+/// set; `AGORA_EMBEDDED_DIR`, default `/tmp/agora`, for the embedded one), as [`open_store`]
+/// opens it.
+pub async fn store_from_env(db: DatabaseSpec) -> Result<Arc<dyn DocumentStore>, BoxError> {
+    let kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
+    let embedded = std::path::PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
+    open_store(kind, &embedded, db, None).await
 }
 
 /// The publishers of §5.1 that are not the local inbox.

@@ -347,6 +347,23 @@ async fn an_open_job_with_a_time_limit_closes_when_its_time_has_passed() {
 }
 
 #[tokio::test]
+async fn the_one_shot_close_closes_only_a_due_open_job_and_only_once() {
+    let f = flows();
+    let job_id = f.orcade.creator().create_job(&open_job(None, Some(60))).await.unwrap().bid_job_id;
+    let closed_mode = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    assert!(!f.orcade.closer().close_job_if_due(&job_id).await.unwrap(), "not due yet");
+    assert!(!f.orcade.closer().close_job_if_due("no-such-job").await.unwrap());
+    f.clock.advance(chrono::Duration::seconds(61));
+    assert!(!f.orcade.closer().close_job_if_due(&closed_mode).await.unwrap(), "a closed-mode job has no closes_at");
+    assert!(f.orcade.closer().close_job_if_due(&job_id).await.unwrap());
+    assert!(!f.orcade.closer().close_job_if_due(&job_id).await.unwrap(), "fired twice: closed once");
+    assert!(f.orcade.closer().close_due_jobs().await.unwrap().is_empty(), "the sweep after it finds nothing");
+    assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Closed);
+    assert_eq!(job(&f, &closed_mode).await.bid_job_status, BidJobStatus::Open);
+    assert_eq!(f.evaluations.take().len(), 1, "one evaluation request");
+}
+
+#[tokio::test]
 async fn an_open_job_refuses_a_bid_after_its_time_even_before_the_sweep() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&open_job(Some(5), Some(60))).await.unwrap().bid_job_id;

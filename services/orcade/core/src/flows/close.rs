@@ -8,7 +8,7 @@ use crate::closing::Closing;
 use crate::error::OrcadeError;
 use crate::ports::Clock;
 use crate::repo::Repo;
-use agora_orcade_schema::{BidJob, BidJobStatus};
+use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus};
 use std::sync::Arc;
 
 /// The close flow: the store, the clock, and the closing of jobs.
@@ -37,6 +37,24 @@ impl Closer {
             return Err(OrcadeError::AlreadyClosed(bid_job_id.to_owned()));
         }
         self.repo.job(bid_job_id).await?.ok_or_else(unknown)
+    }
+
+    /// Closes `bid_job_id` if it is an open job whose `bid_job_closes_at` has passed, and
+    /// requests its evaluation (the target of its one-shot `close-<id>` schedule). Returns
+    /// whether this call closed it: false for a job closed already, not due, not open-mode or
+    /// gone, so a schedule that fires twice, or after the sweep, changes nothing.
+    pub async fn close_job_if_due(&self, bid_job_id: &str) -> Result<bool, OrcadeError> {
+        let Some(job) = self.repo.job(bid_job_id).await? else {
+            tracing::info!(bid_job_id, "one-shot close of a job that is gone");
+            return Ok(false);
+        };
+        let due = job.bid_job_mode == BidJobMode::Open
+            && job.bid_job_status == BidJobStatus::Open
+            && job.bid_job_closes_at.is_some_and(|at| at <= self.clock.now());
+        if !due {
+            return Ok(false);
+        }
+        self.closing.close(bid_job_id, "bid_job_closes_at passed").await
     }
 
     /// Closes every open job whose `bid_job_closes_at` has passed, each once, and requests its

@@ -1,0 +1,113 @@
+//! Configuration from the environment, and the clients each function builds once per
+//! container, before its first event. Each function builds only its flows, and each flow holds
+//! only the ports it uses: `orcade-queries` opens the store alone, `orcade-deliver` the store
+//! and the delegate system.
+//!
+//! | Variable | Meaning | Read by |
+//! |---|---|---|
+//! | `AGORA_STORE`, `MONGODB_URI`, `AGORA_DYNAMODB_TABLE` | the store (`agora_runtime::store_from_env`); database `assets` | all |
+//! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | jobs, submit-bid, close-due, evaluate |
+//! | `AGORA_DELIVERY_QUEUE_URL` | the SQS queue of delegate round trips | jobs, evaluate |
+//! | `AGORA_CLOSE_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot closes at `bid_job_closes_at`; without the first two, the sweep alone closes due jobs | jobs |
+//! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS` | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
+//! | hooks | see `agora_hooks_remote::HooksConfig` | jobs, submit-bid, evaluate |
+
+use agora_delegate::HttpDelegate;
+use agora_hooks_remote::{HooksConfig, RemoteHooks};
+use agora_orcade_core::closing::Closing;
+use agora_orcade_core::ports::{NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
+use agora_orcade_core::{
+    orcade_hooks, BidIntake, Closer, Deliverer, Edits, Evaluator, JobCreator, OrcadeHooks, Queries, Repairer, Repo, Settings, ORCADE_DB,
+};
+use agora_runtime::BoxError;
+use aws_config::SdkConfig;
+use std::sync::Arc;
+
+/// Environment variable: the evaluation queue's URL.
+pub const EVALUATION_QUEUE_URL_ENV: &str = "AGORA_EVALUATION_QUEUE_URL";
+/// Environment variable: the delivery queue's URL.
+pub const DELIVERY_QUEUE_URL_ENV: &str = "AGORA_DELIVERY_QUEUE_URL";
+/// Environment variable: the ARN of `orcade-close-due`, the one-shot close schedules' target.
+pub const CLOSE_FUNCTION_ENV: &str = "AGORA_CLOSE_FUNCTION_ARN";
+
+/// Orcade's hooks from the environment (`HooksConfig::from_env`).
+pub fn hooks_from_env() -> Result<OrcadeHooks, BoxError> {
+    Ok(orcade_hooks(Arc::new(RemoteHooks::new(&HooksConfig::from_env())?)))
+}
+
+/// The store's database `assets`.
+pub async fn repo_from_env() -> Result<Repo, BoxError> {
+    Ok(Repo::new(agora_runtime::store_from_env(ORCADE_DB).await?))
+}
+
+fn queue_from_env(sdk: &SdkConfig, url_env: &str) -> Result<Arc<dyn WorkQueue>, BoxError> {
+    Ok(Arc::new(agora_aws::SqsQueue::from_env(sdk, url_env)?))
+}
+
+/// Closing jobs: the store and the evaluation queue.
+fn closing(repo: &Repo, evaluations: Arc<dyn WorkQueue>) -> Closing {
+    Closing::new(repo.clone(), evaluations, Arc::new(SystemClock), Settings::default().request_leases())
+}
+
+/// `orcade-jobs`: the creator (hooks, the delivery queue for `bid_request`s, one-shot closes),
+/// the closer (the evaluation queue) and the edits.
+pub async fn jobs_from_env() -> Result<(JobCreator, Closer, Edits), BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    let hooks = hooks_from_env()?;
+    let schedules: Arc<dyn OneShotSchedules> = match agora_aws::OneShotScheduler::from_env(&sdk, CLOSE_FUNCTION_ENV) {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            tracing::info!(reason = %e, "no one-shot close schedules; the sweep closes due jobs");
+            Arc::new(NoSchedules)
+        }
+    };
+    let deliveries = queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?;
+    let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
+    Ok((
+        JobCreator::new(repo.clone(), hooks.clone(), deliveries, schedules, Arc::new(SystemClock)),
+        Closer::new(repo.clone(), Arc::new(SystemClock), closing),
+        Edits::new(repo, hooks),
+    ))
+}
+
+/// `orcade-submit-bid`: the store, the PQT, the evaluation queue.
+pub async fn intake_from_env() -> Result<BidIntake, BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
+    Ok(BidIntake::new(repo, hooks_from_env()?, Arc::new(SystemClock), closing))
+}
+
+/// `orcade-queries`: the store alone.
+pub async fn queries_from_env() -> Result<Queries, BoxError> {
+    Ok(Queries::new(repo_from_env().await?))
+}
+
+/// `orcade-close-due`: the closer and the repair sweep (the store, the evaluation queue).
+pub async fn sweeps_from_env() -> Result<(Closer, Repairer), BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
+    Ok((Closer::new(repo.clone(), Arc::new(SystemClock), closing.clone()), Repairer::new(repo, Arc::new(SystemClock), closing)))
+}
+
+/// `orcade-evaluate`: the store, the evaluator hooks, the delivery queue (the `bid_winner`), the
+/// evaluation queue (a repaired request).
+pub async fn evaluator_from_env() -> Result<Evaluator, BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
+    let deliveries = queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?;
+    Ok(Evaluator::new(repo, hooks_from_env()?, deliveries, Arc::new(SystemClock), closing, Settings::default().evaluation_lease))
+}
+
+/// `orcade-deliver`: the store and the delegate system (`DELEGATE_API_URL`).
+pub async fn deliverer_from_env() -> Result<Deliverer, BoxError> {
+    let delegate = HttpDelegate::from_env()?;
+    match delegate.endpoint() {
+        Some(endpoint) => tracing::info!(endpoint, "delegate round trips go to the delegate system"),
+        None => tracing::warn!("DELEGATE_API_URL is not set: every delegate round trip is stored as a failure saying so"),
+    }
+    Ok(Deliverer::new(repo_from_env().await?, Arc::new(delegate), Arc::new(SystemClock), Settings::default().delivery_lease))
+}
