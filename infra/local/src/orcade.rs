@@ -36,7 +36,8 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
         Arc::new(LocalDelegate::new(platform.inbox.clone()))
     };
     let ports = Ports::new(store, orcade_hooks(platform.remote.clone()), Arc::new(evaluations), Arc::new(deliveries), delegate);
-    let orcade = Arc::new(Orcade::new(ports, Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64))));
+    let leases = Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64), settings.timeout);
+    let orcade = Arc::new(Orcade::new(ports, leases));
     let routes = agora_orcade_api::with_limits(agora_orcade_api::routes(orcade.clone()));
 
     let retry_delay = Duration::from_millis(config.retry_delay_ms);

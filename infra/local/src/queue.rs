@@ -4,7 +4,8 @@
 //! over is replayed ([`DurableQueue::open`]).
 //!
 //! One worker hands each piece to the queue's [`WorkHandler`] in a task of its own and applies the
-//! platform's rule to the outcome: `Done` deletes it; `Retry` runs it again after a growing delay,
+//! platform's rule to the outcome: `Done` deletes it; `Busy` (held by another worker's lease)
+//! runs it again after the time it asks for; `Retry` runs it again after a growing delay,
 //! up to [`MAX_ATTEMPTS`] (counted in the document, across restarts), then it is dead-lettered:
 //! moved to [`DEAD_LETTERS`] with the last reason and logged (the local counterpart of SQS with a
 //! dead-letter queue). Work is done at least once; handlers are idempotent (evaluation holds a
@@ -155,6 +156,15 @@ async fn handle_with_retries(handler: &dyn WorkHandler, store: &dyn DocumentStor
                     tracing::warn!(queue, key, error = %e, "done work not removed from the queue");
                 }
                 return;
+            }
+            WorkOutcome::Busy { reason, after } => {
+                tracing::info!(queue, key, %reason, ?after, "work is busy elsewhere; trying again later");
+                work.not_before = format_datetime(&(Utc::now() + chrono::Duration::from_std(after).unwrap_or_default()));
+                let change = Change::set(&json!({"not_before": work.not_before}));
+                if let Err(e) = store.update(WORK, &work.work_id, &Filter::all(), &change).await {
+                    tracing::warn!(queue, key, error = %e, "retry time not stored");
+                }
+                tokio::time::sleep(after).await;
             }
             WorkOutcome::Retry(reason) => {
                 work.attempts += 1;

@@ -27,8 +27,12 @@ pub trait WorkQueue: Send + Sync + 'static {
 pub enum WorkOutcome {
     /// Done: finished, found done already, or failed in a way a retry cannot mend (logged).
     Done,
-    /// Deliver it again later; the reason is for the log.
+    /// Deliver it again later; the reason is for the log. Counts as a failed attempt: after the
+    /// queue's limit the work is dead-lettered.
     Retry(String),
+    /// Another worker holds this work under a lease (or it died holding it): deliver it again
+    /// after `after`, not counted as a failed attempt, since the lease bounds the wait.
+    Busy { reason: String, after: Duration },
 }
 
 /// Does the work of one delivery. The same handler serves the SQS consumer and the local queue.

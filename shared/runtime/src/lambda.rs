@@ -48,7 +48,9 @@ pub fn batch_response(failed: impl IntoIterator<Item = String>) -> SqsBatchRespo
 pub async fn handle_batch(handler: &dyn WorkHandler, event: SqsEvent) -> SqsBatchResponse {
     let outcomes = join_all(event.records.iter().map(|r| handler.handle(r.body.as_deref().unwrap_or_default()))).await;
     let failed = event.records.iter().zip(outcomes).filter_map(|(record, outcome)| match outcome {
-        WorkOutcome::Retry(reason) => {
+        // SQS redelivers either after the queue's visibility timeout, which is longer than any
+        // lease a busy piece of work waits for.
+        WorkOutcome::Retry(reason) | WorkOutcome::Busy { reason, .. } => {
             tracing::warn!(message_id = ?record.message_id, %reason, "work will be redelivered");
             Some(record.message_id.clone().unwrap_or_default())
         }

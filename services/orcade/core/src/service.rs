@@ -47,6 +47,10 @@ impl Ports {
     }
 }
 
+/// How much longer than the delegate's time limit a delivery's lease lasts: the time to store
+/// the result after the call.
+pub const DELIVERY_MARGIN: chrono::Duration = chrono::Duration::seconds(5);
+
 /// Leases on claims.
 ///
 /// The evaluator renews its lease every third of it, so the lease bounds how long a crashed
@@ -76,10 +80,12 @@ impl Default for Settings {
 
 impl Settings {
     /// Every short lease set to `lease` (the local server's `--claim-lease-ms`); a delivery's
-    /// lease is kept at least its default, above the delegate's time limit.
-    pub fn with_leases(lease: chrono::Duration) -> Self {
+    /// lease is kept above the delegate's time limit (`delegate_timeout`), by [`DELIVERY_MARGIN`],
+    /// so that a call still running is never taken for a dead one.
+    pub fn with_leases(lease: chrono::Duration, delegate_timeout: std::time::Duration) -> Self {
         let d = Self::default();
-        Self { evaluation_lease: lease, repair_lease: lease, delivery_lease: lease.max(d.delivery_lease), ..d }
+        let call = chrono::Duration::from_std(delegate_timeout).unwrap_or(d.delivery_lease);
+        Self { evaluation_lease: lease, repair_lease: lease, delivery_lease: lease.max(call + DELIVERY_MARGIN), ..d }
     }
 
     pub fn request_leases(&self) -> RequestLeases {

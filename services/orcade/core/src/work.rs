@@ -142,8 +142,9 @@ impl DeliveryWork {
 
 #[async_trait]
 impl WorkHandler for DeliveryWork {
-    /// Done once the result (a reply or a failure) is stored, or was; retry while another
-    /// worker holds the delivery, or when the store failed.
+    /// Done once the result (a reply or a failure) is stored, or was; busy while another worker
+    /// holds the delivery (a dead worker's lease runs out, and this one makes it then); retry
+    /// when the store failed.
     async fn handle(&self, body: &str) -> WorkOutcome {
         let delivery = match Delivery::parse(body) {
             Ok(d) => d,
@@ -153,7 +154,10 @@ impl WorkHandler for DeliveryWork {
             }
         };
         match self.deliverer.deliver(&delivery).await {
-            Ok(DeliveryOutcome::InProgress) => WorkOutcome::Retry(format!("delivery {} is held by another worker", delivery.delivery_id)),
+            Ok(DeliveryOutcome::InProgress) => WorkOutcome::Busy {
+                reason: format!("delivery {} is held by another worker", delivery.delivery_id),
+                after: self.deliverer.busy_retry(),
+            },
             Ok(outcome) => {
                 tracing::info!(delivery_id = %delivery.delivery_id, ?outcome, "delivery handled");
                 WorkOutcome::Done

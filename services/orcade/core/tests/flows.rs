@@ -603,7 +603,9 @@ async fn duplicate_evaluation_and_delivery_requests_do_the_work_once() {
     let winner_delivery = Delivery::bid_winner(&job_id, "t1", json!({}));
     let claims = agora_store::claims::Claims::new(f.orcade.ports().store.clone());
     claims.take(&format!("deliver:{}", winner_delivery.delivery_id), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap();
-    assert!(matches!(f.orcade.delivery_work().handle(&winner_delivery.body()).await, WorkOutcome::Retry(r) if r.contains("held")));
+    assert!(
+        matches!(f.orcade.delivery_work().handle(&winner_delivery.body()).await, WorkOutcome::Busy { reason, .. } if reason.contains("held"))
+    );
     claims.release(&format!("deliver:{}", winner_delivery.delivery_id)).await.unwrap();
     assert_eq!(f.delegate.calls().len(), 3);
 

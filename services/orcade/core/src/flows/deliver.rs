@@ -58,6 +58,12 @@ impl Deliverer {
         Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease }
     }
 
+    /// How soon to look again at a delivery another worker holds: a tenth of the lease, between
+    /// 100 ms and 5 s.
+    pub fn busy_retry(&self) -> std::time::Duration {
+        (self.lease / 10).to_std().unwrap_or_default().clamp(std::time::Duration::from_millis(100), std::time::Duration::from_secs(5))
+    }
+
     /// Makes the delivery's round trip, once.
     pub async fn deliver(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
         if self.repo.delivered(&d.delivery_id).await? {
