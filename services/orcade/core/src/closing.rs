@@ -73,6 +73,7 @@ impl Closing {
     /// queue refused is logged, not returned: the job is closed, and the repair sweep requests
     /// its evaluation.
     pub async fn close(&self, bid_job_id: &str, why: &str) -> Result<bool, OrcadeError> {
+        self.repo.mark_pending(bid_job_id, self.clock.now()).await?;
         if !self.repo.close_job(bid_job_id).await? {
             return Ok(false);
         }

@@ -13,7 +13,7 @@
 
 use crate::error::OrcadeError;
 use agora_filter::Filter;
-use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS, CLAIMS};
+use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS, CLAIMS, PENDING_EVALUATIONS};
 use agora_orcade_schema::time::format_utc_micros;
 use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult};
 use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError};
@@ -128,16 +128,6 @@ impl Repo {
         decode_all(&self.store.find(BID_JOBS, &Filter::must(json!({"bid_job_status": "open"}))).await?)
     }
 
-    /// The ids of every closed job.
-    pub async fn closed_job_ids(&self) -> Result<Vec<String>, OrcadeError> {
-        #[derive(Deserialize)]
-        struct Id {
-            bid_job_id: String,
-        }
-        let docs = self.store.find(BID_JOBS, &Filter::must(json!({"bid_job_status": "closed"}))).await?;
-        Ok(decode_all::<Id>(&docs)?.into_iter().map(|i| i.bid_job_id).collect())
-    }
-
     /// Appends `subject` to an open job's roster unless it is there already.
     pub async fn append_subject(&self, id: &str, subject: &str) -> Result<bool, OrcadeError> {
         let absent = Filter::must(json!({"bid_job_subject_ids": {"$ne": subject}}));
@@ -241,10 +231,31 @@ impl Repo {
         Ok(())
     }
 
-    /// The ids of the jobs whose evaluation is applied.
-    pub async fn applied_job_ids(&self) -> Result<Vec<String>, OrcadeError> {
-        let docs = self.store.find(CLAIMS, &Filter::must(json!({"orcade_evaluation": APPLIED}))).await?;
-        Ok(decode_all::<EvaluationRecord>(&docs)?.into_iter().map(|r| r.bid_job_id).collect())
+    /// Marks the job's evaluation pending. Written before the job is closed, so that every
+    /// closed job not yet evaluated has its mark (a crash between the two leaves a mark on an
+    /// open job, which the sweep passes over); marked already is success.
+    pub async fn mark_pending(&self, job_id: &str, now: DateTime<Utc>) -> Result<(), OrcadeError> {
+        let doc = to_json(&json!({"bid_job_id": job_id, "since": format_utc_micros(&now)}));
+        match self.store.insert(vec![(PENDING_EVALUATIONS, doc)]).await {
+            Ok(()) | Err(StoreError::Duplicate { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Removes the job's pending mark (its evaluation is applied, or the job is gone).
+    pub async fn clear_pending(&self, job_id: &str) -> Result<(), OrcadeError> {
+        self.store.delete(PENDING_EVALUATIONS, job_id, &Filter::all()).await?;
+        Ok(())
+    }
+
+    /// The jobs whose evaluation is pending.
+    pub async fn pending_job_ids(&self) -> Result<Vec<String>, OrcadeError> {
+        #[derive(Deserialize)]
+        struct Pending {
+            bid_job_id: String,
+        }
+        let docs = self.store.find(PENDING_EVALUATIONS, &Filter::all()).await?;
+        Ok(decode_all::<Pending>(&docs)?.into_iter().map(|p| p.bid_job_id).collect())
     }
 
     /// Documents of `collection` matching `filter`.

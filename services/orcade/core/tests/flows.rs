@@ -720,9 +720,11 @@ async fn the_repair_sweep_requests_lost_and_stalled_evaluations() {
     let lost = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
     f.orcade.closer().close_job(&lost, None).await.unwrap();
     f.evaluations.take();
-    // Never requested: closed without a request (a closer that died after the close).
+    // Never requested: marked pending and closed, without a request (a closer that died after
+    // the close).
     let never = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
     let store = f.orcade.ports().store.clone();
+    f.orcade.repo().mark_pending(&never, f.clock.now()).await.unwrap();
     store.update("bid_jobs", &never, &Filter::all(), &Change::set(&json!({"bid_job_status": "closed"}))).await.unwrap();
 
     // A recorded request is the queue's for its day.
@@ -737,6 +739,7 @@ async fn the_repair_sweep_requests_lost_and_stalled_evaluations() {
     assert_eq!(evaluated.len(), 3);
     f.clock.advance(chrono::Duration::hours(25));
     assert!(f.orcade.repairer().repair_stalled_jobs().await.unwrap().is_empty(), "evaluated jobs are left alone");
+    assert!(f.orcade.repo().pending_job_ids().await.unwrap().is_empty(), "no evaluated job is pending");
 
     // Evaluator gone: its claim held and run out.
     let gone = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;

@@ -1,6 +1,6 @@
 //! The `assets` database (§2.4) as the store sees it: one collection per entity, keyed by the
 //! entity's own UUID field, plus the platform's claims (`agora_store::claims`) for "evaluate
-//! once" and "close once".
+//! once" and "close once", and the jobs whose evaluation is pending (`pending_evaluations`).
 //!
 //! Indexes, as the store's [`CollectionSpec`] expresses them (unique field sets, and scalar
 //! fields looked up by equality):
@@ -29,6 +29,10 @@ pub const BID_TASK_RESULTS: &str = "bid_task_results";
 pub const COLLECTIONS: [&str; 3] = [BID_JOBS, BIDS, BID_TASK_RESULTS];
 /// Internal: the platform's claims, never served by a route.
 pub const CLAIMS: &str = agora_store::claims::COLLECTION.name;
+/// Internal: one document per job that is closed (or closing) and not yet evaluated
+/// (`{"bid_job_id", "since"}`), so that the repair sweep reads the jobs it may have to repair,
+/// not every job ever closed. Never served by a route.
+pub const PENDING_EVALUATIONS: &str = "pending_evaluations";
 
 /// The database's name (§2.4).
 pub const DATABASE: &str = "assets";
@@ -51,6 +55,7 @@ pub const ORCADE_DB: DatabaseSpec = DatabaseSpec::new(
         },
         CollectionSpec { name: BID_TASK_RESULTS, key: "bid_task_result_id", unique: &[], indexed: &["bid_job_id", "bid_subject_id"] },
         agora_store::claims::COLLECTION,
+        CollectionSpec { name: PENDING_EVALUATIONS, key: "bid_job_id", unique: &[], indexed: &[] },
     ],
 );
 
@@ -62,7 +67,7 @@ mod tests {
     fn the_database_is_valid_and_names_every_collection() {
         ORCADE_DB.check().expect("a valid database spec");
         assert_eq!(ORCADE_DB.name(), "assets");
-        for name in COLLECTIONS.into_iter().chain([CLAIMS]) {
+        for name in COLLECTIONS.into_iter().chain([CLAIMS, PENDING_EVALUATIONS]) {
             assert!(ORCADE_DB.collection(name).is_some(), "{name}");
         }
         assert_eq!(ORCADE_DB.collection(BID_JOBS).unwrap().key, "bid_job_id");

@@ -164,6 +164,10 @@ impl Evaluator {
             }
         };
         self.repo.mark_applied(id).await?;
+        if let Err(e) = self.repo.clear_pending(id).await {
+            // The repair sweep finds the evaluation applied and clears the mark.
+            tracing::warn!(bid_job_id = id, error = %e, "pending mark of an evaluated job not cleared");
+        }
         Ok(outcome)
     }
 }

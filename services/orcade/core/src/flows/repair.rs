@@ -13,19 +13,17 @@
 //!   queue dead-lettered it, so it is requested again at most once a day);
 //! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed.
 //!
-//! Cost: a sweep reads every open job (and its bid counter), the ids of every closed job (by the
-//! indexed `bid_job_status`) and the applied evaluation records (the claims collection, which
-//! no adapter indexes: on DynamoDB a read of the whole collection), then a few reads per stalled
-//! job. Both grow with the jobs ever closed; an indexed record of pending evaluations would make
-//! it grow with the stalled ones only.
+//! Cost: a sweep reads every open job (and its bid counter) and the `pending_evaluations`
+//! collection (a mark per job closed and not yet evaluated: written before the close, cleared
+//! once the evaluation is applied), then a few reads per pending job. It grows with the jobs
+//! open or under evaluation, not with the jobs ever closed.
 
 use crate::closing::{bids_counter, evaluate_claim, on_file, request_claim, Closing};
 use crate::error::OrcadeError;
 use crate::ports::Clock;
 use crate::repo::Repo;
-use agora_orcade_schema::{BidJob, BidJobMode};
+use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus};
 use agora_store::claims::{Claim, ClaimState};
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Why the sweep requested a job's evaluation again.
@@ -64,9 +62,8 @@ impl Repairer {
                 Err(e) => tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "repair check failed"),
             }
         }
-        let applied: HashSet<String> = self.repo.applied_job_ids().await?.into_iter().collect();
-        for id in self.repo.closed_job_ids().await?.into_iter().filter(|id| !applied.contains(id)) {
-            match self.repair(&id).await {
+        for id in self.repo.pending_job_ids().await? {
+            match self.repair_pending(&id).await {
                 Ok(Some(stall)) => {
                     tracing::warn!(bid_job_id = %id, ?stall, "stalled evaluation requested again");
                     repaired.push((id, stall));
@@ -101,6 +98,22 @@ impl Repairer {
             return Ok(false);
         }
         self.closing.close(id, "repair: its bids on file complete it").await
+    }
+
+    /// A job marked pending: cleared when its evaluation is applied or it is gone, passed over
+    /// while open (closing right now, or its closer died before the close: the close sweeps
+    /// and the repair of open jobs see to it), else repaired if stalled.
+    async fn repair_pending(&self, id: &str) -> Result<Option<Stall>, OrcadeError> {
+        let gone = match self.repo.job(id).await? {
+            None => true,
+            Some(job) if job.bid_job_status == BidJobStatus::Open => return Ok(None),
+            Some(_) => self.repo.evaluation(id).await?.is_some_and(|r| r.applied()),
+        };
+        if gone {
+            self.repo.clear_pending(id).await?;
+            return Ok(None);
+        }
+        self.repair(id).await
     }
 
     async fn repair(&self, id: &str) -> Result<Option<Stall>, OrcadeError> {
