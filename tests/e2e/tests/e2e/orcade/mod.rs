@@ -3,6 +3,7 @@
 //! envelope of §3, and races that must end in one evaluation.
 
 mod concurrency;
+mod bad_input;
 mod crash;
 mod flow;
 mod routes;
