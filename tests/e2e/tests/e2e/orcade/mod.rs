@@ -6,6 +6,7 @@ mod concurrency;
 mod bad_input;
 mod crash;
 mod flow;
+mod round_trips;
 mod routes;
 
 use agora_e2e::{wait_until, Server};
