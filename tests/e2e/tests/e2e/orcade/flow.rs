@@ -117,12 +117,25 @@ async fn a_mixed_job_is_found_by_its_subjects_tags_and_the_creator_may_close_a_s
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn http_hooks_screen_and_choose_and_a_delegate_system_gets_each_round_trip() {
     // The PQT accepts bids with a plan; the evaluator picks the last bid it is shown.
-    let pqt = HookServer::start(Duration::ZERO, |input| {
+    // Each function gets exactly its input of §4, nothing added: a PQT or evaluator shown other
+    // keys refuses, and the bids below would not go as asserted.
+    let keys = |input: &Value| {
+        let mut keys: Vec<String> = input.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        keys.sort();
+        keys
+    };
+    let pqt = HookServer::start(Duration::ZERO, move |input| {
+        if keys(input) != ["bid", "bid_job"] {
+            return (200, json!({"accepted": false, "reason": format!("unexpected input keys {:?}", keys(input))}).to_string());
+        }
         let has_plan = input["bid"]["bid_data"]["plan"].is_string();
         (200, json!({"accepted": has_plan, "reason": if has_plan { "ok" } else { "a plan is required" }}).to_string())
     })
     .await;
-    let evaluator = HookServer::start(Duration::ZERO, |input| {
+    let evaluator = HookServer::start(Duration::ZERO, move |input| {
+        if keys(input) != ["bid_job", "bids"] {
+            return (200, json!({"status": "no_valid_bids", "unexpected_keys": keys(input)}).to_string());
+        }
         let bids = input["bids"].as_array().cloned().unwrap_or_default();
         let last = bids.last().map(|b| b["bid_subject_id"].clone()).unwrap_or(Value::Null);
         (200, json!({"data": {"status": "resolved", "winner_subject_id": last, "result_data": {"seen": bids.len()}}}).to_string())
@@ -177,4 +190,41 @@ async fn a_failed_delegate_call_is_stored_as_a_result_holding_the_error() {
     assert_eq!(winner_of(&server, &id).await, "q1");
     let winner = results_of(&server, &id, "bid_winner", 1).await;
     assert_eq!(winner[0]["task_result"]["success"], json!(false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_delegate_system_that_hangs_is_cut_off_at_its_time_limit_without_slowing_the_routes() {
+    // The delegate system takes every call and answers none within the time limit.
+    let delegate = StubServer::start(Duration::from_secs(60), |_| (200, Vec::new(), br#"{"success": true}"#.to_vec())).await;
+    let server = Server::start_with(|c| {
+        c.delegate_api_url = Some(delegate.url.clone());
+        c.delegate_timeout_ms = 300;
+    })
+    .await;
+    let mut request = closed_job();
+    request["bid_job_subject_ids"] = json!(["h1"]);
+
+    // The routes answer at once: the bid_request waits on the delivery queue, not in the create,
+    // and the bid that closes the job does not wait for the winner's call either.
+    let started = std::time::Instant::now();
+    let id = id_of(&create_job(&server, &request).await);
+    let created_in = started.elapsed();
+    assert!(created_in < Duration::from_secs(1), "the create took {created_in:?}");
+    let started = std::time::Instant::now();
+    let (status, body) = submit(&server, &id, &bid("h1", 5.0, 0.9)).await;
+    let bid_in = started.elapsed();
+    assert_eq!(status, 201, "{body}");
+    assert!(bid_in < Duration::from_secs(1), "the bid took {bid_in:?}");
+    assert_eq!(winner_of(&server, &id).await, "h1");
+
+    // Each call was sent, cut off at the limit, and stored as a failure that says so.
+    for task_type in ["bid_request", "bid_winner"] {
+        let result = results_of(&server, &id, task_type, 1).await;
+        let task_result = &result[0]["task_result"];
+        assert_eq!(task_result["success"], json!(false), "{task_type}: {}", result[0]);
+        let error = task_result["error"].as_str().unwrap_or_default();
+        assert!(error.contains("did not answer within 300ms"), "{task_type}: the time limit in {error:?}");
+    }
+    let calls = delegate.received("/api/submit-and-wait");
+    assert_eq!(calls.len(), 2, "one bid_request and one bid_winner, neither retried: {calls:?}");
 }
