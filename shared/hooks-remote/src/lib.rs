@@ -57,12 +57,19 @@ struct Inner {
     policy: PolicyRunner,
 }
 
-/// The body sent to an `http` hook: the hook input, plus the spec's `parameters`.
+/// The body sent to an `http` hook: the hook input, plus the spec's `parameters` when it has
+/// some. A hook named by a bare URL (Orcade's function ids) has none, and gets exactly its
+/// input (orcade §4: "Functions receive exactly the input above").
 #[derive(Serialize)]
 struct HttpRequest<'a> {
     #[serde(flatten)]
     input: &'a (dyn erased_serde::Serialize + Sync),
+    #[serde(skip_serializing_if = "is_empty_object")]
     parameters: &'a Value,
+}
+
+fn is_empty_object(v: &&Value) -> bool {
+    v.as_object().is_some_and(|o| o.is_empty())
 }
 
 /// The hook input as a JSON body.
