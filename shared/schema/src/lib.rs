@@ -7,6 +7,6 @@ pub mod fields;
 pub mod function_spec;
 pub mod time;
 
-pub use entity::Entity;
+pub use entity::{null_as_default, Entity};
 pub use fields::{FieldError, ValidationErrors};
 pub use function_spec::{FunctionSpec, HookTarget};

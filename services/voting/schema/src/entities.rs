@@ -3,7 +3,7 @@
 //! deserialization (datetimes in any accepted form).
 
 use agora_schema::time::{iso, iso_opt};
-use agora_schema::{Entity, FunctionSpec};
+use agora_schema::{null_as_default, Entity, FunctionSpec};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -129,15 +129,8 @@ pub struct SocialTaskCoreData {
     pub enable_live_streaming: bool,
 }
 
-/// Reads `null` as the field's default, as an absent key is read: an unset field is never
-/// stored as null (§2.1), so a null is an unset field.
-fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Default + Deserialize<'de>,
-{
-    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
-}
+// An unset field is never stored as null (§2.1), so a null is an unset field:
+// `agora_schema::null_as_default`.
 
 impl Entity for SocialTaskCoreData {}
 
