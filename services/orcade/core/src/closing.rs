@@ -78,7 +78,9 @@ impl Closing {
             return Ok(false);
         }
         tracing::info!(bid_job_id, why, "bid job closed");
-        self.fence(bid_job_id).await?;
+        // The winner of the close fences first, so without reading the counter (a later fence
+        // by the evaluator or the repair sweep reads it, and leaves a fenced counter as it is).
+        self.repo.store().increment(&bids_counter(bid_job_id), FENCE).await?;
         if let Err(e) = self.request(bid_job_id).await {
             tracing::error!(bid_job_id, error = %e, "evaluation request not queued; the repair sweep requests it");
         }

@@ -134,6 +134,20 @@ impl Repo {
         Ok(self.store.update(BID_JOBS, id, &absent, &Change::none().append("bid_job_subject_ids", subject)).await?)
     }
 
+    /// Puts back on an open job's roster every accepted applicant missing from it (one whose
+    /// process died between its bid and the append); returns how many. For a job that is
+    /// complete or closed: while it takes bids, a missing applicant may be one still in flight.
+    pub async fn mend_open_roster(&self, job: &BidJob) -> Result<usize, OrcadeError> {
+        let mut mended = 0;
+        for bid in self.accepted_bids(&job.bid_job_id).await? {
+            if !job.has_subject(&bid.bid_subject_id) && self.append_subject(&job.bid_job_id, &bid.bid_subject_id).await? {
+                tracing::warn!(bid_job_id = %job.bid_job_id, subject = %bid.bid_subject_id, "accepted applicant put back on the roster");
+                mended += 1;
+            }
+        }
+        Ok(mended)
+    }
+
     pub async fn update_job(&self, id: &str, change: &Change) -> Result<bool, OrcadeError> {
         Ok(self.store.update(BID_JOBS, id, &Filter::all(), change).await?)
     }

@@ -818,6 +818,33 @@ async fn the_repair_sweep_closes_a_job_whose_last_bid_died_before_the_close() {
 }
 
 #[tokio::test]
+async fn an_applicant_that_died_before_its_roster_append_is_put_back_by_the_evaluation_not_the_sweep() {
+    let f = flows();
+    let open = f.orcade.creator().create_job(&open_job(Some(3), None)).await.unwrap().bid_job_id;
+    f.orcade.intake().submit_bid(&open, &bid("a1", 10.0, 0.9)).await.unwrap();
+    // a2's bid is stored with its count; its process dies before the append.
+    let a2 = Bid {
+        bid_id: "bid-a2".into(),
+        bid_job_id: open.clone(),
+        bid_data: json!({"price_usd": 5.0}).as_object().unwrap().clone(),
+        bid_subject_id: "a2".into(),
+        submission_time: f.clock.now(),
+        is_winner: false,
+    };
+    f.orcade.repo().insert_counted_bid(&a2, 3).await.unwrap();
+    // The job is not complete: a missing applicant may be a bid in flight, so the sweep leaves it.
+    assert!(f.orcade.repairer().repair_stalled_jobs().await.unwrap().is_empty());
+    assert_eq!(job(&f, &open).await.bid_job_subject_ids, ["a1"]);
+    // a3 fills it; the evaluation puts a2 back, and a2 wins.
+    f.orcade.intake().submit_bid(&open, &bid("a3", 8.0, 0.9)).await.unwrap();
+    let (evaluated, _) = drain(&f).await;
+    assert_eq!(evaluated.len(), 1);
+    assert_eq!(job(&f, &open).await.bid_job_subject_ids, ["a1", "a3", "a2"]);
+    let winners: Vec<_> = bids(&f, &open).await.into_iter().filter(|b| b.is_winner).map(|b| b.bid_subject_id).collect();
+    assert_eq!(winners, ["a2"]);
+}
+
+#[tokio::test]
 async fn edits_and_queries() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;

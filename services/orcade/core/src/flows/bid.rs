@@ -5,7 +5,9 @@
 //! 2. Closed and mixed jobs take bids from their roster only (403).
 //! 3. A closed job takes no bid (409 closed, or full for an open job that filled); an open job
 //!    whose `bid_job_closes_at` has passed is closed now, and refuses the bid.
-//! 4. A subject with a bid on file is refused (409) before its PQT runs.
+//! 4. A subject with a bid on file is refused (409) before a remote PQT runs; with a builtin PQT
+//!    (or none) the store's one-bid-per-subject index refuses it in the write, or, when the PQT
+//!    refuses an open job's applicant, a read before the answer: the same 409 either way.
 //! 5. The PQT (`""`: accepted) runs under the hook time limit; an error or a malformed output
 //!    refuses the bid with a reason that says so. A refused bid is kept on a closed or mixed job
 //!    (`bid_data.bid_rejected`, `bid_data.pqt_reason`: it completes the roster) and answered
@@ -21,7 +23,7 @@ use crate::error::OrcadeError;
 use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
 use crate::ports::Clock;
 use crate::repo::Repo;
-use agora_orcade_schema::{new_id, parse_bid_request, Bid, BidJob, BidJobMode, BidJobStatus, Hook, PqtInput, PqtVerdict};
+use agora_orcade_schema::{new_id, parse_bid_request, Bid, BidJob, BidJobMode, BidJobStatus, Hook, HookTarget, PqtInput, PqtVerdict};
 use agora_store::{Counted, StoreError};
 use serde_json::Value;
 use std::sync::Arc;
@@ -57,12 +59,20 @@ impl BidIntake {
             self.closing.close(bid_job_id, "bid_job_closes_at passed").await?;
             return Err(OrcadeError::JobClosed(bid_job_id.to_owned()));
         }
-        if self.repo.bid_by_subject(bid_job_id, &subject).await?.is_some() {
+        // A second bid is refused as such, before a remote PQT is asked about it. A builtin PQT
+        // (or none) costs nothing to run, and the store refuses the duplicate in the same write
+        // that would store it: the read is saved on every accepted bid.
+        let pqt = job.pqt();
+        let remote_pqt = !pqt.is_empty() && !matches!(pqt.target(), Ok(Some(HookTarget::Builtin { .. })));
+        if remote_pqt && self.repo.bid_by_subject(bid_job_id, &subject).await?.is_some() {
             return Err(already(&job, &subject));
         }
 
         let verdict = self.pre_qualify(&job, &bid).await;
         if !verdict.accepted && !fixed {
+            if !remote_pqt && self.repo.bid_by_subject(bid_job_id, &subject).await?.is_some() {
+                return Err(already(&job, &subject));
+            }
             tracing::info!(bid_job_id, subject = %subject, reason = %verdict.reason, "applicant refused by the PQT; not stored");
             return Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: false });
         }

@@ -20,7 +20,7 @@ use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::{Decision, Repo};
 use crate::work::Delivery;
-use agora_orcade_schema::{BidJob, BidJobStatus, Evaluation, EvaluatorInput, Hook};
+use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus, Evaluation, EvaluatorInput, Hook};
 use agora_store::claims::Claims;
 use std::sync::Arc;
 
@@ -143,6 +143,14 @@ impl Evaluator {
         // A job requested by the repair sweep is closed already; this only makes sure of it.
         self.closing.fence(id).await?;
         self.repo.close_job(id).await?;
+        // Closed and fenced: an accepted applicant missing from an open job's roster now is one
+        // whose process died before its append.
+        if let Some(job) = self.repo.job(id).await?.filter(|j| j.bid_job_mode == BidJobMode::Open) {
+            let (on_file, _) = crate::closing::on_file(self.repo.store().counter(&crate::closing::bids_counter(id)).await?);
+            if (job.bid_job_subject_ids.len() as i64) < on_file {
+                self.repo.mend_open_roster(&job).await?;
+            }
+        }
         let outcome = match decision {
             Decision::Winner { winner_subject_id, bid_id, evaluator_output } => {
                 self.repo.mark_winner(bid_id).await?;

@@ -4,8 +4,9 @@
 //!
 //! - **never closed**: the bid that completed a closed or mixed job's roster, or filled an open
 //!   job, was stored (with its count) but its process died before the close. The count says so:
-//!   the sweep closes the job, which requests the evaluation. It also puts back on an open job's
-//!   roster an accepted applicant whose process died between its bid and the roster's append;
+//!   the sweep closes the job, which requests the evaluation, after putting back on an open
+//!   job's roster any accepted applicant whose process died between its bid and the roster's
+//!   append (the evaluation does the same for a job that closed otherwise);
 //!
 //! - **never requested**: the job is closed but no request was recorded (the closer died
 //!   between the close and the queue);
@@ -83,19 +84,16 @@ impl Repairer {
         if fenced || n == 0 {
             return Ok(false);
         }
-        if job.bid_job_mode == BidJobMode::Open && (job.bid_job_subject_ids.len() as i64) < n {
-            for bid in self.repo.accepted_bids(id).await? {
-                if !job.has_subject(&bid.bid_subject_id) && self.repo.append_subject(id, &bid.bid_subject_id).await? {
-                    tracing::warn!(bid_job_id = %id, subject = %bid.bid_subject_id, "accepted applicant put back on the roster");
-                }
-            }
-        }
         let complete = match job.bid_job_mode {
             BidJobMode::Open => job.bid_job_max_subjects.is_some_and(|max| n >= max),
             BidJobMode::Closed | BidJobMode::Mixed => n >= job.bid_job_subject_ids.len() as i64,
         };
         if !complete {
+            // Bids still in flight may be ahead of the roster: nothing to mend yet.
             return Ok(false);
+        }
+        if job.bid_job_mode == BidJobMode::Open && (job.bid_job_subject_ids.len() as i64) < n {
+            self.repo.mend_open_roster(job).await?;
         }
         self.closing.close(id, "repair: its bids on file complete it").await
     }
