@@ -4,6 +4,7 @@
 
 mod concurrency;
 mod bad_input;
+mod builtins;
 mod crash;
 mod flow;
 mod round_trips;
