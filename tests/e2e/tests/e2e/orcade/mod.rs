@@ -2,9 +2,9 @@
 //! the three modes from creation to the winner's notification, every route's statuses in the
 //! envelope of §3, and races that must end in one evaluation.
 
-mod concurrency;
 mod bad_input;
 mod builtins;
+mod concurrency;
 mod crash;
 mod flow;
 mod round_trips;
