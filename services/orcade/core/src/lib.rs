@@ -57,6 +57,7 @@ pub mod flows;
 pub mod hooks;
 pub mod ports;
 pub mod repo;
+pub mod roster;
 pub mod service;
 pub mod work;
 

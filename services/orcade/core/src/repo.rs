@@ -129,6 +129,17 @@ impl Repo {
     }
 
     /// Appends `subject` to an open job's roster unless it is there already.
+    /// Appends `subjects` (distinct) to an open job's roster in one write, if none of them is on
+    /// it; false when one is (or the job is gone), and nothing is appended.
+    pub async fn append_subjects(&self, id: &str, subjects: &[&str]) -> Result<bool, OrcadeError> {
+        if let [one] = subjects {
+            return self.append_subject(id, one).await;
+        }
+        let absent = Filter::must(json!({"bid_job_subject_ids": {"$nin": subjects}}));
+        let change = subjects.iter().fold(Change::none(), |c, s| c.append("bid_job_subject_ids", s));
+        Ok(self.store.update(BID_JOBS, id, &absent, &change).await?)
+    }
+
     pub async fn append_subject(&self, id: &str, subject: &str) -> Result<bool, OrcadeError> {
         let absent = Filter::must(json!({"bid_job_subject_ids": {"$ne": subject}}));
         Ok(self.store.update(BID_JOBS, id, &absent, &Change::none().append("bid_job_subject_ids", subject)).await?)

@@ -23,15 +23,20 @@ use crate::error::OrcadeError;
 use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
 use crate::ports::Clock;
 use crate::repo::Repo;
+use crate::roster::RosterAppends;
 use agora_orcade_schema::{new_id, parse_bid_request, Bid, BidJob, BidJobMode, BidJobStatus, Hook, HookTarget, PqtInput, PqtVerdict};
 use agora_store::{Counted, StoreError};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// The bid flow: the store, the PQT, the clock, and the closing of jobs.
 #[derive(Clone)]
 pub struct BidIntake {
     repo: Repo,
+    roster: RosterAppends,
+    jobs: JobCache,
     hooks: OrcadeHooks,
     clock: Arc<dyn Clock>,
     closing: Closing,
@@ -39,13 +44,13 @@ pub struct BidIntake {
 
 impl BidIntake {
     pub fn new(repo: Repo, hooks: OrcadeHooks, clock: Arc<dyn Clock>, closing: Closing) -> Self {
-        Self { repo, hooks, clock, closing }
+        Self { roster: RosterAppends::new(repo.clone()), jobs: JobCache::default(), repo, hooks, clock, closing }
     }
 
     /// Takes one bid request for the job `bid_job_id` through §3; returns the stored bid.
     pub async fn submit_bid(&self, bid_job_id: &str, body: &Value) -> Result<Bid, OrcadeError> {
-        let job = self.repo.job(bid_job_id).await?.ok_or_else(|| OrcadeError::UnknownJob(bid_job_id.to_owned()))?;
         let now = self.clock.now();
+        let job = self.job(bid_job_id, now).await?;
         let mut bid = parse_bid_request(body, bid_job_id, &new_id(), now).map_err(OrcadeError::InvalidBid)?;
         let subject = bid.bid_subject_id.clone();
         let fixed = job.bid_job_mode.has_fixed_roster();
@@ -97,7 +102,7 @@ impl BidIntake {
                 self.closing.close(bid_job_id, "every roster member has a bid on file").await?;
             }
         } else {
-            if !self.repo.append_subject(bid_job_id, &subject).await? {
+            if !self.roster.append(bid_job_id, &subject).await? {
                 tracing::warn!(bid_job_id, subject = %subject, "applicant already on the roster, or the job is gone");
             }
             if !fenced && job.bid_job_max_subjects.is_some_and(|max| n >= max) {
@@ -109,6 +114,16 @@ impl BidIntake {
         } else {
             Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: true })
         }
+    }
+
+    /// The job as read at most [`JOB_CACHE_TTL`] ago.
+    async fn job(&self, bid_job_id: &str, now: DateTime<Utc>) -> Result<Arc<BidJob>, OrcadeError> {
+        if let Some(job) = self.jobs.get(bid_job_id, now) {
+            return Ok(job);
+        }
+        let job = Arc::new(self.repo.job(bid_job_id).await?.ok_or_else(|| OrcadeError::UnknownJob(bid_job_id.to_owned()))?);
+        self.jobs.put(bid_job_id, job.clone(), now);
+        Ok(job)
     }
 
     /// The PQT's verdict. No PQT: accepted. A hook error or a malformed output refuses the bid
@@ -140,4 +155,36 @@ fn closed_or_full(job: &BidJob, accepted: i64) -> OrcadeError {
 
 fn already(job: &BidJob, subject: &str) -> OrcadeError {
     OrcadeError::AlreadyBid { bid_job_id: job.bid_job_id.clone(), subject: subject.to_owned() }
+}
+
+/// How long a bid trusts a job it read: an open job's document holds its whole roster, which
+/// every bid would otherwise read again. What decides a bid does not go stale: the mode, the
+/// roster of a closed or mixed job, `bid_job_max_subjects` and `bid_job_closes_at` cannot be
+/// changed, and a job that closed meanwhile refuses the bid in the write that would store it
+/// (the fence). A PATCH of the PQT or its parameters applies to bids from this long after it.
+pub const JOB_CACHE_TTL: chrono::Duration = chrono::Duration::seconds(1);
+
+/// How many jobs are kept before the cache starts over.
+const JOB_CACHE_JOBS: usize = 1024;
+
+/// A job as a bid read it, and when.
+type CachedJob = (Arc<BidJob>, DateTime<Utc>);
+
+/// The jobs bids read lately. Clones share the cache.
+#[derive(Clone, Default)]
+struct JobCache(Arc<Mutex<HashMap<String, CachedJob>>>);
+
+impl JobCache {
+    fn get(&self, id: &str, now: DateTime<Utc>) -> Option<Arc<BidJob>> {
+        let jobs = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        jobs.get(id).filter(|(_, read)| now - *read < JOB_CACHE_TTL && *read <= now).map(|(job, _)| job.clone())
+    }
+
+    fn put(&self, id: &str, job: Arc<BidJob>, now: DateTime<Utc>) {
+        let mut jobs = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if jobs.len() >= JOB_CACHE_JOBS {
+            jobs.clear();
+        }
+        jobs.insert(id.to_owned(), (job, now));
+    }
 }
