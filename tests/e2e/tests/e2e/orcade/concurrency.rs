@@ -51,3 +51,25 @@ async fn the_creators_close_racing_the_last_bids_and_a_subjects_double_bid() {
         assert_eq!(Some(winner), cheapest, "round {round}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_identical_bids_by_one_subject_at_once_store_one() {
+    let server = Server::start().await;
+    let open = id_of(&create_job(&server, &open_job(Some(5), None)).await);
+    let closed = id_of(&create_job(&server, &closed_job()).await);
+    let body = bid("t1", 10.0, 0.9);
+    for id in [&open, &closed] {
+        let answers = join_all((0..20).map(|_| submit(&server, id, &body))).await;
+        let accepted = answers.iter().filter(|(s, _)| *s == 201).count();
+        assert_eq!(accepted, 1, "{answers:?}");
+        for (status, body) in answers.iter().filter(|(s, _)| *s != 201) {
+            assert_eq!(*status, 409, "{body}");
+            assert!(body["error"].as_str().is_some_and(|e| e.contains("t1")), "the refusal names the subject: {body}");
+        }
+        let on_file = bids_by_subject(&server, id).await;
+        assert_eq!(on_file.len(), 1, "{on_file:?}");
+        let job = data(&server, &format!("/bid-jobs/{id}")).await;
+        assert_eq!(job["bid_job_status"], json!("open"), "one bid on file closes neither job");
+        assert_eq!(job["bid_job_subject_ids"].as_array().map(|r| r.iter().filter(|s| **s == json!("t1")).count()), Some(1), "{job}");
+    }
+}
