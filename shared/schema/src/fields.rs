@@ -180,6 +180,43 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The longest id a client may choose (Orcade's `bid_job_id`, Xchange's `task_id` and
+/// `subject_id`); ids travel in URL paths.
+pub const MAX_ID_CHARS: usize = 128;
+
+/// A subject or creator id: a non-empty string without surrounding whitespace (which would make
+/// it a different id from the one its owner uses).
+pub fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
+    let Value::String(s) = v else {
+        r.fail(path, format!("must be a string, got {}", kind(v)));
+        return None;
+    };
+    if s.trim().is_empty() {
+        r.fail(path, "must not be empty");
+        None
+    } else if s.trim() != s {
+        r.fail(path, format!("must not begin or end with whitespace, got {s:?}"));
+        None
+    } else {
+        Some(s.clone())
+    }
+}
+
+/// A client-chosen document id: an [`identifier`] of at most [`MAX_ID_CHARS`] characters, with
+/// no `/` and no control character, so that it addresses the document in a URL path.
+pub fn document_id(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
+    let s = identifier(r, path, v)?;
+    if s.chars().count() > MAX_ID_CHARS {
+        r.fail(path, format!("must be at most {MAX_ID_CHARS} characters, got {}", s.chars().count()));
+        None
+    } else if s.chars().any(|c| c == '/' || c.is_control()) {
+        r.fail(path, format!("must not hold '/' or control characters (it is used in URL paths), got {s:?}"));
+        None
+    } else {
+        Some(s)
+    }
+}
+
 /// How a value's type reads in an error message: `a string`, `an object`, ...
 pub fn kind(v: &Value) -> &'static str {
     match v {

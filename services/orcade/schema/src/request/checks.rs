@@ -16,41 +16,7 @@ pub trait BuiltinCheck {
     fn check(&self, hook: Hook, name: &str, parameters: &Map<String, Value>) -> Vec<FieldError>;
 }
 
-/// The longest id a client may choose (`bid_job_id`); ids travel in URL paths.
-pub const MAX_ID_CHARS: usize = 128;
-
-/// A subject or creator id: a non-empty string without surrounding whitespace (which would make
-/// it a different id from the one its owner uses).
-pub(crate) fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
-    let Value::String(s) = v else {
-        r.fail(path, format!("must be a string, got {}", kind(v)));
-        return None;
-    };
-    if s.trim().is_empty() {
-        r.fail(path, "must not be empty");
-        None
-    } else if s.trim() != s {
-        r.fail(path, format!("must not begin or end with whitespace, got {s:?}"));
-        None
-    } else {
-        Some(s.clone())
-    }
-}
-
-/// A client-chosen document id: an [`identifier`] of at most [`MAX_ID_CHARS`] characters, with
-/// no `/` and no control character, so that it addresses the document in a URL path.
-pub(crate) fn document_id(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
-    let s = identifier(r, path, v)?;
-    if s.chars().count() > MAX_ID_CHARS {
-        r.fail(path, format!("must be at most {MAX_ID_CHARS} characters, got {}", s.chars().count()));
-        None
-    } else if s.chars().any(|c| c == '/' || c.is_control()) {
-        r.fail(path, format!("must not hold '/' or control characters (it is used in URL paths), got {s:?}"));
-        None
-    } else {
-        Some(s)
-    }
-}
+pub use agora_schema::fields::{document_id, identifier, MAX_ID_CHARS};
 
 /// A function id (§4): a string that reads as a function spec. `required`: `""` is refused
 /// (the evaluator must be named). Stored trimmed, as it is read.

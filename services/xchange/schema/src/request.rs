@@ -1,0 +1,318 @@
+//! Parsing at the edge (§3): `POST /tasks`, `POST /subjects` and `PATCH /subjects/{id}`. Every
+//! invalid or missing field is reported by its path with what is wrong, all at once.
+//!
+//! * `POST /tasks`: `task_assignment_type` (one of the four modes) and `task_data` (any JSON
+//!   but `null`; `{}` allowed) are required; `task_id` is the client's when given; a given
+//!   `task_assignment_status` may only be `"pending"` (assignment sets the rest);
+//!   `task_metadata` is an object. Each mode's parameters, under
+//!   `task_metadata.task_assignment`: direct needs `subject_id`; function needs `function_id`
+//!   (and takes an object `parameters`); bidding needs `bid_job_evaluator_id`, and its
+//!   `bid_job_subject_ids` and `topics` must be arrays of strings and `bid_job_mode` one of
+//!   Orcade's modes. `taski_creation_time` and `task_output` are the service's: a posted value is
+//!   ignored (clients may post a whole `to_dict()`).
+//! * `POST /subjects`: any of the five fields, each of its §2.2 type; `{}` is a subject with
+//!   a fresh id and the defaults.
+//! * `PATCH /subjects/{id}`: the fields to set, by name or by dotted path below
+//!   `subject_metadata` and `subject_capabilities`; `subject_id` cannot change.
+
+use crate::status::{AssignmentType, TaskStatus};
+use crate::subject::ExchangeSubject;
+use crate::task::{ExchangeTask, TASK_ASSIGNMENT};
+use agora_schema::fields::{document_id, identifier, kind, Reader};
+use agora_schema::time::truncate_micros;
+use agora_schema::{FunctionSpec, ValidationErrors};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+/// Every field of a task, in the order of §2.1.
+pub const TASK_FIELDS: [&str; 7] =
+    ["task_id", "task_assignment_type", "task_data", "task_assignment_status", "task_metadata", "taski_creation_time", "task_output"];
+
+/// Every field of a subject, in the order of §2.2.
+pub const SUBJECT_FIELDS: [&str; 5] = ["subject_id", "subject_metadata", "task_evaluation_function", "subject_capabilities", "topics"];
+
+/// Orcade's job modes, which a bidding task may name.
+const BID_JOB_MODES: [&str; 3] = ["closed", "open", "mixed"];
+
+/// The body as an object, or the error that says it is not one.
+fn object_body(body: &Value) -> Result<&Map<String, Value>, ValidationErrors> {
+    body.as_object().ok_or_else(|| ValidationErrors::single("", format!("Request body must be a JSON object, got {}", kind(body))))
+}
+
+fn finish<T>(value: Option<T>, errors: Vec<agora_schema::FieldError>) -> Result<T, ValidationErrors> {
+    match value {
+        Some(v) if errors.is_empty() => Ok(v),
+        _ => Err(ValidationErrors(errors)),
+    }
+}
+
+/// Parses a `POST /tasks` body into the task to store, created at `now`.
+pub fn parse_task_request(body: &Value, fresh_id: &str, now: DateTime<Utc>) -> Result<ExchangeTask, ValidationErrors> {
+    let obj = object_body(body)?;
+    let mut errors = Vec::new();
+    let mut r = Reader::new(obj, "", &mut errors);
+    for key in obj.keys().filter(|k| !TASK_FIELDS.contains(&k.as_str())) {
+        r.fail(key, "is not a task field");
+    }
+    let id = match r.get("task_id") {
+        None => Some(fresh_id.to_owned()),
+        Some(v) => document_id(&mut r, "task_id", v),
+    };
+    let mode = match r.required("task_assignment_type") {
+        None => None,
+        Some(Value::String(s)) => {
+            let mode = AssignmentType::parse(s);
+            if mode.is_none() {
+                let known: Vec<&str> = AssignmentType::ALL.iter().map(|m| m.as_str()).collect();
+                r.fail("task_assignment_type", format!("must be one of {}, got {s:?}", known.join(", ")));
+            }
+            mode
+        }
+        Some(other) => {
+            r.fail("task_assignment_type", format!("must be a string, got {}", kind(other)));
+            None
+        }
+    };
+    let data = r.required("task_data").cloned();
+    if let Some(status) = r.get("task_assignment_status").filter(|s| s.as_str() != Some(TaskStatus::Pending.as_str())) {
+        r.fail("task_assignment_status", format!("may only be \"pending\" on a new task, got {status}"));
+    }
+    let metadata = match r.get("task_metadata") {
+        None => Some(Map::new()),
+        Some(Value::Object(m)) => Some(m.clone()),
+        Some(other) => {
+            r.fail("task_metadata", format!("must be an object, got {}", kind(other)));
+            None
+        }
+    };
+    if let (Some(mode), Some(metadata)) = (mode, &metadata) {
+        check_assignment(&mut errors, mode, metadata);
+    }
+    let task = match (id, mode, data, metadata) {
+        (Some(task_id), Some(mode), Some(task_data), Some(task_metadata)) => Some(ExchangeTask {
+            task_id,
+            task_assignment_type: mode,
+            task_data,
+            task_assignment_status: TaskStatus::Pending,
+            task_metadata,
+            taski_creation_time: Some(truncate_micros(now)),
+            task_output: Map::new(),
+        }),
+        _ => None,
+    };
+    finish(task, errors)
+}
+
+/// The mode's parameters under `task_metadata.task_assignment` (§4).
+fn check_assignment(errors: &mut Vec<agora_schema::FieldError>, mode: AssignmentType, metadata: &Map<String, Value>) {
+    let empty = Map::new();
+    let assignment = match metadata.get(TASK_ASSIGNMENT) {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(a)) => a,
+        Some(other) => {
+            errors.push(agora_schema::FieldError {
+                path: format!("task_metadata.{TASK_ASSIGNMENT}"),
+                message: format!("must be an object, got {}", kind(other)),
+            });
+            return;
+        }
+    };
+    let mut r = Reader::new(assignment, "task_metadata.task_assignment", errors);
+    match mode {
+        AssignmentType::Direct => {
+            if let Some(v) = r.required("subject_id") {
+                identifier(&mut r, "subject_id", v);
+            }
+        }
+        AssignmentType::Function => {
+            match r.required("function_id") {
+                Some(Value::String(id)) if id.trim().is_empty() => r.fail("function_id", "must not be empty"),
+                Some(Value::String(id)) => {
+                    if let Err(e) = FunctionSpec::from_id(id.trim()).target() {
+                        r.fail("function_id", format!("is not a function id: {e}"));
+                    }
+                }
+                Some(other) => r.fail("function_id", format!("must be a function id string, got {}", kind(other))),
+                None => {}
+            }
+            if let Some(p) = r.get("parameters").filter(|p| !p.is_object()) {
+                r.fail("parameters", format!("must be an object, got {}", kind(p)));
+            }
+        }
+        AssignmentType::Open => {}
+        AssignmentType::Bidding => {
+            if r.string("bid_job_evaluator_id").is_some_and(|s| s.trim().is_empty()) {
+                r.fail("bid_job_evaluator_id", "must not be empty");
+            }
+            for key in ["bid_job_subject_ids", "topics", "bid_job_tags"] {
+                if r.get(key).is_some() {
+                    r.strings(key);
+                }
+            }
+            match r.get("bid_job_mode") {
+                None => {}
+                Some(Value::String(m)) if BID_JOB_MODES.contains(&m.as_str()) => {}
+                Some(other) => r.fail("bid_job_mode", format!("must be one of {}, got {other}", BID_JOB_MODES.join(", "))),
+            }
+        }
+    }
+}
+
+/// Parses a `POST /subjects` body into the subject to store.
+pub fn parse_subject_request(body: &Value, fresh_id: &str) -> Result<ExchangeSubject, ValidationErrors> {
+    let obj = object_body(body)?;
+    let mut errors = Vec::new();
+    let mut r = Reader::new(obj, "", &mut errors);
+    for key in obj.keys().filter(|k| !SUBJECT_FIELDS.contains(&k.as_str())) {
+        r.fail(key, "is not a subject field");
+    }
+    let id = match r.get("subject_id") {
+        None => Some(fresh_id.to_owned()),
+        Some(v) => document_id(&mut r, "subject_id", v),
+    };
+    let mut subject = ExchangeSubject { subject_id: id.clone().unwrap_or_default(), ..ExchangeSubject::default() };
+    for (key, value) in obj.iter().filter(|(k, v)| k.as_str() != "subject_id" && !v.is_null()) {
+        set_field(&mut r, &mut subject, key, value);
+    }
+    finish(id.map(|_| subject), errors)
+}
+
+/// Checks one top-level subject field's value and sets it on `subject`.
+fn set_field(r: &mut Reader<'_>, subject: &mut ExchangeSubject, key: &str, value: &Value) {
+    match (key, value) {
+        ("subject_metadata", Value::Object(m)) => subject.subject_metadata = m.clone(),
+        ("subject_capabilities", Value::Object(m)) => subject.subject_capabilities = m.clone(),
+        ("subject_metadata" | "subject_capabilities", other) => r.fail(key, format!("must be an object, got {}", kind(other))),
+        ("task_evaluation_function", Value::String(id)) => match FunctionSpec::from_id(id.trim()).target() {
+            Ok(_) => subject.task_evaluation_function = id.trim().to_owned(),
+            Err(e) => r.fail(key, format!("is not a function id: {e}")),
+        },
+        ("task_evaluation_function", other) => r.fail(key, format!("must be a function id string (\"\" for none), got {}", kind(other))),
+        ("topics", Value::Array(items)) => match items.iter().map(|t| t.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>() {
+            Some(topics) => subject.topics = topics,
+            None => r.fail(key, "must be an array of strings"),
+        },
+        ("topics", other) => r.fail(key, format!("must be an array of strings, got {}", kind(other))),
+        _ => {}
+    }
+}
+
+/// Parses a `PATCH /subjects/{id}` body against the subject as stored: the fields to set (keys
+/// may be dotted paths below `subject_metadata` and `subject_capabilities`), each checked.
+pub fn parse_subject_patch(body: &Value, current: &ExchangeSubject) -> Result<Map<String, Value>, ValidationErrors> {
+    let obj = object_body(body)?;
+    if obj.is_empty() {
+        return Err(ValidationErrors::single("", "A PATCH body must set at least one field"));
+    }
+    let mut errors = Vec::new();
+    let mut r = Reader::new(obj, "", &mut errors);
+    let mut scratch = current.clone();
+    for (key, value) in obj {
+        let (top, below) = key.split_once('.').map_or((key.as_str(), None), |(t, rest)| (t, Some(rest)));
+        match (top, below) {
+            ("subject_id", _) => r.fail(key, "cannot be changed (it is the subject's id)"),
+            (_, _) if value.is_null() && below.is_none() => r.fail(key, "must not be null (leave the field out to keep it)"),
+            ("subject_metadata" | "subject_capabilities", Some(rest)) => {
+                if rest.split('.').any(str::is_empty) {
+                    r.fail(key, "is not a field path (an empty segment)");
+                }
+            }
+            (_, Some(_)) => {
+                r.fail(key, "is not a path this route may set (dotted paths go below subject_metadata and subject_capabilities)")
+            }
+            (field, None) if SUBJECT_FIELDS.contains(&field) => set_field(&mut r, &mut scratch, field, value),
+            (field, None) => r.fail(field, "is not a subject field"),
+        }
+    }
+    finish(Some(obj.clone()), errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 9, 17, 10, 15, 32).unwrap()
+    }
+
+    fn errors_of(r: Result<impl std::fmt::Debug, ValidationErrors>) -> String {
+        r.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_direct_task_gets_its_defaults() {
+        let task = parse_task_request(
+            &json!({"task_assignment_type": "direct", "task_data": {"doc": 1}, "task_metadata": {"task_assignment": {"subject_id": "s1"}}}),
+            "fresh",
+            now(),
+        )
+        .unwrap();
+        assert_eq!(task.task_id, "fresh");
+        assert_eq!(task.task_assignment_status, TaskStatus::Pending);
+        assert_eq!(task.assignment_str("subject_id"), Some("s1"));
+        assert_eq!(task.task_output, Map::new());
+        assert_eq!(crate::Entity::to_dict(&task)["taski_creation_time"], json!("2026-09-17T10:15:32.000000"));
+    }
+
+    #[test]
+    fn each_missing_or_wrong_field_is_named() {
+        assert_eq!(errors_of(parse_task_request(&json!({"task_assignment_type": "open"}), "f", now())), "task_data is required");
+        assert!(errors_of(parse_task_request(&json!({"task_assignment_type": "auction", "task_data": {}}), "f", now()))
+            .contains("task_assignment_type must be one of direct, function, open, bidding"));
+        assert!(errors_of(parse_task_request(&json!({"task_assignment_type": "direct", "task_data": {}}), "f", now()))
+            .contains("task_metadata.task_assignment.subject_id is required"));
+        assert!(errors_of(parse_task_request(&json!({"task_assignment_type": "function", "task_data": {}}), "f", now()))
+            .contains("task_metadata.task_assignment.function_id is required"));
+        assert!(errors_of(parse_task_request(&json!({"task_assignment_type": "bidding", "task_data": {}}), "f", now()))
+            .contains("task_metadata.task_assignment.bid_job_evaluator_id is required"));
+        let body = json!({"task_assignment_type": "bidding", "task_data": {}, "task_metadata": {"task_assignment": {"bid_job_evaluator_id": "builtin:lowest-price", "topics": "nlp", "bid_job_mode": "auction"}}});
+        let e = errors_of(parse_task_request(&body, "f", now()));
+        assert!(e.contains("task_metadata.task_assignment.topics") && e.contains("task_metadata.task_assignment.bid_job_mode"), "{e}");
+        let e = errors_of(parse_task_request(
+            &json!({"task_assignment_type": "open", "task_data": 1, "task_assignment_status": "completed", "task_id": "a/b", "colour": 1}),
+            "f",
+            now(),
+        ));
+        for field in ["task_assignment_status", "task_id", "colour"] {
+            assert!(e.contains(field), "{field} in {e}");
+        }
+        assert!(errors_of(parse_task_request(&json!([1]), "f", now())).contains("JSON object"));
+    }
+
+    #[test]
+    fn an_empty_subject_gets_the_defaults_and_fields_are_typed() {
+        let s = parse_subject_request(&json!({}), "fresh").unwrap();
+        assert_eq!(
+            crate::Entity::to_dict(&s),
+            json!({"subject_id": "fresh", "subject_metadata": {}, "task_evaluation_function": "", "subject_capabilities": {}, "topics": []})
+        );
+        let s = parse_subject_request(&json!({"subject_id": "agent-1", "topics": ["nlp"], "task_evaluation_function": "builtin:x"}), "f")
+            .unwrap();
+        assert_eq!((s.subject_id.as_str(), s.topics.as_slice()), ("agent-1", &["nlp".to_owned()][..]));
+        let e =
+            errors_of(parse_subject_request(&json!({"topics": "nlp", "subject_metadata": [], "task_evaluation_function": 3, "x": 1}), "f"));
+        for field in ["topics", "subject_metadata", "task_evaluation_function", "x"] {
+            assert!(e.contains(field), "{field} in {e}");
+        }
+    }
+
+    #[test]
+    fn patches_set_fields_and_paths_below_the_objects() {
+        let current = parse_subject_request(&json!({"subject_id": "s"}), "f").unwrap();
+        let set = parse_subject_patch(&json!({"subject_metadata.owner": "nlp", "topics": ["a"]}), &current).unwrap();
+        assert_eq!(set.len(), 2);
+        for (body, field) in [
+            (json!({"subject_id": "t"}), "subject_id"),
+            (json!({"topics": 1}), "topics"),
+            (json!({"topics.0": "x"}), "topics.0"),
+            (json!({"subject_metadata": null}), "subject_metadata"),
+            (json!({"subject_metadata..x": 1}), "subject_metadata..x"),
+            (json!({"colour": 1}), "colour"),
+        ] {
+            assert!(errors_of(parse_subject_patch(&body, &current)).contains(field), "{body}");
+        }
+        assert!(errors_of(parse_subject_patch(&json!({}), &current)).contains("at least one field"));
+    }
+}
