@@ -217,6 +217,18 @@ pub fn document_id(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> 
     }
 }
 
+/// A JSON value's truthiness as Python reads it: not `null`, `false`, `0`, `""`, `[]` or `{}`.
+pub fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
 /// How a value's type reads in an error message: `a string`, `an object`, ...
 pub fn kind(v: &Value) -> &'static str {
     match v {

@@ -11,6 +11,7 @@
 //! `cargo bench -p agora-e2e --bench orcade` (env: BENCH_BIDS, BENCH_CLIENTS, BENCH_BIDS_PER_JOB,
 //! BENCH_EVAL_BIDS, BENCH_SWEEP_MS; RUST_LOG=agora_orcade_core=info shows the flows' logs).
 
+use agora_e2e::load::{lean_worker, reqwest_worker};
 use agora_e2e::Server;
 use agora_orcade_core::EvaluationOutcome;
 use agora_orcade_schema::storage::BIDS;
@@ -18,7 +19,7 @@ use agora_orcade_schema::{new_id, Bid};
 use agora_store::{to_json, Change};
 use futures::future::join_all;
 use serde_json::{json, Map, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -93,8 +94,8 @@ async fn bids_per_second(server: &Server, total: usize, clients: usize, per_job:
         let (http, next, requests, base) = (server.http.clone(), next.clone(), requests.clone(), server.base.clone());
         tokio::spawn(async move {
             match client {
-                Client::Reqwest => reqwest_worker(&http, &base, &requests, &next).await,
-                Client::Lean => lean_worker(addr, &requests, &next).await.unwrap_or_else(|e| panic!("lean client: {e}")),
+                Client::Reqwest => reqwest_worker(&http, &base, &requests, 201, &next).await,
+                Client::Lean => lean_worker(addr, &requests, 201, &next).await.unwrap_or_else(|e| panic!("lean client: {e}")),
             }
         })
     });
@@ -108,72 +109,6 @@ async fn bids_per_second(server: &Server, total: usize, clients: usize, per_job:
     }
     assert_eq!(on_file, accepted + jobs * warm_ups, "bids on file");
     (rate, accepted)
-}
-
-async fn reqwest_worker(http: &reqwest::Client, base: &str, requests: &[(String, String)], next: &AtomicUsize) -> usize {
-    let mut ok = 0usize;
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= requests.len() {
-            return ok;
-        }
-        let (path, body) = &requests[i];
-        let r = http.post(format!("{base}{path}")).header("content-type", "application/json").body(body.clone()).send().await;
-        if let Ok(r) = r {
-            if r.status().as_u16() == 201 && r.bytes().await.is_ok() {
-                ok += 1;
-            }
-        }
-    }
-}
-
-/// Sends bids one after another on one keep-alive connection; counts the 201 answers.
-async fn lean_worker(addr: std::net::SocketAddr, requests: &[(String, String)], next: &AtomicUsize) -> std::io::Result<usize> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    stream.set_nodelay(true)?;
-    let (mut ok, mut buf, mut request) = (0usize, Vec::with_capacity(4096), Vec::with_capacity(1024));
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= requests.len() {
-            return Ok(ok);
-        }
-        request.clear();
-        let (path, body) = (&requests[i].0, requests[i].1.as_bytes());
-        request.extend_from_slice(
-            format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len())
-                .as_bytes(),
-        );
-        request.extend_from_slice(body);
-        stream.write_all(&request).await?;
-        // Read one response: the head, then as many body bytes as Content-Length says.
-        buf.clear();
-        let (head_len, status, length) = loop {
-            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = std::str::from_utf8(&buf[..end]).map_err(std::io::Error::other)?;
-                let status: u16 = head.get(9..12).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other("bad status line"))?;
-                let length = head
-                    .lines()
-                    .find_map(|l| {
-                        l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")).map(|(_, v)| v.trim().to_owned())
-                    })
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .ok_or_else(|| std::io::Error::other("no content-length"))?;
-                break (end + 4, status, length);
-            }
-            if stream.read_buf(&mut buf).await? == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-        };
-        while buf.len() < head_len + length {
-            if stream.read_buf(&mut buf).await? == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-        }
-        if status == 201 {
-            ok += 1;
-        }
-    }
 }
 
 /// The price of the `i`th of `n` stored bids: a permutation of `n` cents above 100 USD, so that

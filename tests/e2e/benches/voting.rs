@@ -6,12 +6,13 @@
 //!
 //! `cargo bench -p agora-e2e` (env: BENCH_VOTES, BENCH_CLIENTS, BENCH_EVAL_VOTES).
 
+use agora_e2e::load::{lean_worker, reqwest_worker};
 use agora_e2e::*;
 use agora_store::to_json;
 use agora_voting_schema::collections::VOTES;
 use futures::future::join_all;
 use serde_json::json;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,91 +39,30 @@ async fn votes_per_second(server: &Server, total: usize, clients: usize, client:
         server.vote(&id, &format!("warmup-{i}"), json!({"selected_option": "agent-translator-01"})).await;
     }
     let next = Arc::new(AtomicUsize::new(0));
-    let bodies: Arc<Vec<String>> = Arc::new(
-        (0..total).map(|i| vote_body(&id, &format!("voter-{i}"), json!({"selected_option": TRANSLATORS[i % 3]})).to_string()).collect(),
+    let bodies: Arc<Vec<(String, String)>> = Arc::new(
+        (0..total)
+            .map(|i| {
+                (
+                    "/submit-vote".to_owned(),
+                    vote_body(&id, &format!("voter-{i}"), json!({"selected_option": TRANSLATORS[i % 3]})).to_string(),
+                )
+            })
+            .collect(),
     );
-    let url = server.url("/submit-vote");
+    let base = server.url("");
     let addr = server.running.addr;
     let started = Instant::now();
     let workers = (0..clients).map(|_| {
-        let (http, next, bodies, url) = (server.http.clone(), next.clone(), bodies.clone(), url.clone());
+        let (http, next, bodies, base) = (server.http.clone(), next.clone(), bodies.clone(), base.clone());
         tokio::spawn(async move {
             match client {
-                Client::Reqwest => reqwest_worker(&http, &url, &bodies, &next).await,
-                Client::Lean => lean_worker(addr, &bodies, &next).await.unwrap_or(0),
+                Client::Reqwest => reqwest_worker(&http, &base, &bodies, 200, &next).await,
+                Client::Lean => lean_worker(addr, &bodies, 200, &next).await.unwrap_or(0),
             }
         })
     });
     let accepted: usize = join_all(workers).await.into_iter().map(|r| r.unwrap_or(0)).sum();
     (accepted as f64 / started.elapsed().as_secs_f64(), accepted)
-}
-
-async fn reqwest_worker(http: &reqwest::Client, url: &str, bodies: &[String], next: &AtomicUsize) -> usize {
-    let mut ok = 0usize;
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= bodies.len() {
-            return ok;
-        }
-        let r = http.post(url).header("content-type", "application/json").body(bodies[i].clone()).send().await;
-        if let Ok(r) = r {
-            if r.status().as_u16() == 200 && r.bytes().await.is_ok() {
-                ok += 1;
-            }
-        }
-    }
-}
-
-/// Sends votes one after another on one keep-alive connection; counts the 200 answers.
-async fn lean_worker(addr: std::net::SocketAddr, bodies: &[String], next: &AtomicUsize) -> std::io::Result<usize> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    stream.set_nodelay(true)?;
-    let (mut ok, mut buf, mut request) = (0usize, Vec::with_capacity(4096), Vec::with_capacity(1024));
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= bodies.len() {
-            return Ok(ok);
-        }
-        request.clear();
-        let body = bodies[i].as_bytes();
-        request.extend_from_slice(
-            format!(
-                "POST /submit-vote HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-                body.len()
-            )
-            .as_bytes(),
-        );
-        request.extend_from_slice(body);
-        stream.write_all(&request).await?;
-        // Read one response: the head, then as many body bytes as Content-Length says.
-        buf.clear();
-        let (head_len, status, length) = loop {
-            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = std::str::from_utf8(&buf[..end]).map_err(std::io::Error::other)?;
-                let status: u16 = head.get(9..12).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other("bad status line"))?;
-                let length = head
-                    .lines()
-                    .find_map(|l| {
-                        l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")).map(|(_, v)| v.trim().to_owned())
-                    })
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .ok_or_else(|| std::io::Error::other("no content-length"))?;
-                break (end + 4, status, length);
-            }
-            if stream.read_buf(&mut buf).await? == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-        };
-        while buf.len() < head_len + length {
-            if stream.read_buf(&mut buf).await? == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-        }
-        if status == 200 {
-            ok += 1;
-        }
-    }
 }
 
 async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {

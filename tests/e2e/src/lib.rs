@@ -2,6 +2,8 @@
 //! own data folder, an HTTP client, the spec's example task as a create request, and small
 //! HTTP servers that play hooks.
 
+pub mod load;
+
 use agora_local::{start, Config, Running};
 use serde_json::{json, Value};
 use std::path::PathBuf;

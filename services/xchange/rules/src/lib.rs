@@ -21,6 +21,7 @@
 //! * `round-robin` with a last choice that is no longer a subject takes the first subject after
 //!   it in `subject_id` order.
 
+use agora_xchange_schema::fields::truthy;
 use agora_xchange_schema::ExchangeSubject;
 use serde_json::{json, Map, Value};
 
@@ -79,18 +80,6 @@ fn required_capabilities(parameters: &Map<String, Value>) -> Result<Vec<&str>, S
             .map(|i| i.as_str().ok_or_else(|| format!("parameters.require must be an array of strings, got {i} in it")))
             .collect(),
         Some(other) => Err(format!("parameters.require must be an array of capability names, got {other}")),
-    }
-}
-
-/// JSON truthiness as Python reads it.
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
     }
 }
 
