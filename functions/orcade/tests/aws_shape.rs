@@ -24,16 +24,7 @@ fn required_env(name: &str) -> String {
 }
 
 fn apigw_event(method: &str, path: &str, body: Option<String>) -> LambdaRequest {
-    let (path, query) = path.split_once('?').unwrap_or((path, ""));
-    serde_json::from_value(json!({
-        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": query,
-        "headers": {"content-type": "application/json"},
-        "requestContext": {"accountId": "123456789012", "apiId": "api", "domainName": "api.example.com", "domainPrefix": "api",
-            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "test"},
-            "requestId": "req", "routeKey": "$default", "stage": "$default", "time": "04/Dec/2026:10:00:00 +0000", "timeEpoch": 0},
-        "body": body, "isBase64Encoded": false
-    }))
-    .expect("API Gateway event")
+    serde_json::from_value(agora_startup_bench::apigw(method, path, body.as_deref())).expect("API Gateway event")
 }
 
 /// The three HTTP functions, each built from the environment as its Lambda builds it.

@@ -58,10 +58,12 @@ async fn error(State(e): State<Emulator>, body: String) -> Json<Value> {
     Json(json!({"status": "OK"}))
 }
 
-/// An API Gateway HTTP API (payload 2.0) event.
+/// An API Gateway HTTP API (payload 2.0) event; a `?query` on `path` becomes its
+/// `rawQueryString`. (The functions' in-process tests build their events with it too.)
 pub fn apigw(method: &str, path: &str, body: Option<&str>) -> Value {
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
     json!({
-        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
+        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": query,
         "headers": {"content-type": "application/json"},
         "requestContext": {"accountId": "123456789012", "apiId": "api", "domainName": "api.example.com", "domainPrefix": "api",
             "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "bench"},

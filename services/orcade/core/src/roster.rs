@@ -16,19 +16,16 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 type Reply = oneshot::Sender<Result<bool, String>>;
-
-/// The subjects waiting for a job's next write (a job has an entry while its writer runs).
-#[derive(Default)]
-struct Waiting {
-    subjects: Vec<(String, Reply)>,
-}
+/// The subjects waiting for a job's next write, each with where its answer goes.
+type Queued = Vec<(String, Reply)>;
 
 /// Groups concurrent roster appends per job (see the module docs).
 #[derive(Clone)]
 pub struct RosterAppends {
     repo: Repo,
-    /// Jobs with a writer running, and what waits for its next write.
-    jobs: Arc<Mutex<HashMap<String, Waiting>>>,
+    /// Jobs with a writer running (a job has an entry while its writer runs), and what waits
+    /// for its next write.
+    jobs: Arc<Mutex<HashMap<String, Queued>>>,
 }
 
 impl RosterAppends {
@@ -43,7 +40,7 @@ impl RosterAppends {
         let start_writer = {
             let mut jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
             let start = !jobs.contains_key(bid_job_id);
-            jobs.entry(bid_job_id.to_owned()).or_default().subjects.push((subject.to_owned(), tx));
+            jobs.entry(bid_job_id.to_owned()).or_default().push((subject.to_owned(), tx));
             start
         };
         if start_writer {
@@ -62,17 +59,17 @@ impl RosterAppends {
             let group = {
                 let mut jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
                 let Some(waiting) = jobs.get_mut(&bid_job_id) else { return };
-                if waiting.subjects.is_empty() {
+                if waiting.is_empty() {
                     jobs.remove(&bid_job_id);
                     return;
                 }
-                std::mem::take(&mut waiting.subjects)
+                std::mem::take(waiting)
             };
             self.write(&bid_job_id, group).await;
         }
     }
 
-    async fn write(&self, bid_job_id: &str, group: Vec<(String, Reply)>) {
+    async fn write(&self, bid_job_id: &str, group: Queued) {
         let mut subjects: Vec<&str> = group.iter().map(|(s, _)| s.as_str()).collect();
         subjects.sort_unstable();
         subjects.dedup();
