@@ -45,6 +45,8 @@ fn every_route_on_the_api_goes_to_the_function_that_serves_it() {
         ("POST", "/bid-jobs/{bid_job_id}/bids"),
         ("GET", "/bid-jobs/{bid_job_id}/bids"),
         ("GET", "/bid-jobs/{bid_job_id}/task-results"),
+        // Beyond §3: the recorded decision, which Xchange's bidding mode reads over HTTP.
+        ("GET", "/bid-jobs/{bid_job_id}/evaluation"),
         ("GET", "/bids/{bid_id}"),
         ("PATCH", "/bids/{bid_id}"),
         ("DELETE", "/bids/{bid_id}"),

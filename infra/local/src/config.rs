@@ -61,6 +61,18 @@ pub struct Config {
     /// Time limit of one delegate call, in milliseconds.
     #[arg(long, env = "AGORA_DELEGATE_TIMEOUT_MS", default_value_t = 30_000)]
     pub delegate_timeout_ms: u64,
+    /// The exchange this deployment is: Xchange's documents live in database
+    /// `exchange_{EXCHANGE_ID}`.
+    #[arg(long, env = "EXCHANGE_ID", default_value = "default")]
+    pub exchange_id: String,
+    /// Bidding mode's time limit, in milliseconds: a bidding task whose bid job has no winner by
+    /// then is failed, saying so.
+    #[arg(long, env = "AGORA_BIDDING_TIMEOUT_MS", default_value_t = 86_400_000)]
+    pub bidding_timeout_ms: u64,
+    /// Base URL of an Orcade running elsewhere for Xchange's bidding mode; unset, the Orcade of
+    /// this server is used, in process.
+    #[arg(long, env = "ORCADE_URL")]
+    pub orcade_url: Option<String>,
     /// Folder of local functions and workflows (`functions/<id>/function.py`,
     /// `workflows/<id>.json`), served as the function registry and the workflow API; the hook
     /// modes `function` and `dsl` then use them unless FUNCTIONS_REGISTRY_URL / WORKFLOWS_API_URL
@@ -93,6 +105,9 @@ impl Config {
             body_read_timeout_ms: 30_000,
             delegate_api_url: None,
             delegate_timeout_ms: 30_000,
+            exchange_id: "default".into(),
+            bidding_timeout_ms: 86_400_000,
+            orcade_url: None,
             functions_dir: PathBuf::new(),
             hooks: HooksConfig::default(),
         }

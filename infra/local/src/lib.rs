@@ -1,7 +1,7 @@
 //! The local server: every service's handlers (the same as the Lambda functions') behind one
 //! HTTP server, plus the platform's parts in process: the work queues, the sweeps, the message
 //! inbox, the local delegate system, and a function registry and workflow API for local hooks.
-//! One module per service wires it ([`voting`], [`orcade`]); this one mounts their routes, each
+//! One module per service wires it ([`voting`], [`orcade`], [`xchange`]); this one mounts their routes, each
 //! with its own limits, and answers a path no route serves in the error shape of the service
 //! whose paths it looks like.
 
@@ -13,6 +13,7 @@ pub mod queue;
 pub mod registry;
 pub mod serve;
 pub mod voting;
+pub mod xchange;
 
 pub use config::Config;
 
@@ -20,6 +21,7 @@ use agora_hooks::Remote;
 use agora_hooks_remote::RemoteHooks;
 use agora_orcade_core::Orcade;
 use agora_voting_core::Voting;
+use agora_xchange_core::Xchange;
 use axum::extract::{Path, Request, State};
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
@@ -35,6 +37,7 @@ pub struct Running {
     pub addr: SocketAddr,
     pub voting: Arc<Voting>,
     pub orcade: Arc<Orcade>,
+    pub xchange: Arc<Xchange>,
     pub inbox: LocalInbox,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -113,10 +116,13 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work };
 
     let voting = voting::wire(&platform, config).await?;
-    let orcade = orcade::wire(&platform, config).await?;
+    let (resolutions, outcomes) = xchange::outcome_queue(&platform).await?;
+    let orcade = orcade::wire(&platform, config, resolutions).await?;
+    let xchange = xchange::wire(&platform, config, &orcade.orcade, orcade.delegate.clone(), outcomes).await?;
 
     let mut app = agora_voting_api::with_limits(voting.routes)
         .merge(orcade.routes)
+        .merge(xchange.routes)
         .merge(Router::new().route("/local/inbox/{subject}", get(read_inbox)).with_state(platform.inbox.clone()));
     if local_registry {
         app = app.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
@@ -135,38 +141,59 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let server = tokio::spawn(serve::serve(listener, app, limits));
     let mut tasks = voting.tasks;
     tasks.extend(orcade.tasks);
+    tasks.extend(xchange.tasks);
     tasks.push(server);
-    Ok(Running { addr, voting: voting.voting, orcade: orcade.orcade, inbox: platform.inbox, tasks })
+    Ok(Running { addr, voting: voting.voting, orcade: orcade.orcade, xchange: xchange.xchange, inbox: platform.inbox, tasks })
 }
 
 async fn read_inbox(State(inbox): State<LocalInbox>, Path(subject): Path<String>) -> Json<Vec<serde_json::Value>> {
     Json(inbox.messages(&subject))
 }
 
+/// The service whose error shape answers a path: Orcade's and Xchange's have theirs, every
+/// other path gets voting's.
+#[derive(Clone, Copy)]
+enum Shape {
+    Voting,
+    Orcade,
+    Xchange,
+}
+
+fn shape_of(path: &str) -> Shape {
+    if orcade::serves(path) {
+        Shape::Orcade
+    } else if agora_xchange_api::serves(path) {
+        Shape::Xchange
+    } else {
+        Shape::Voting
+    }
+}
+
 /// A path no route serves: a head over the limits is refused as such, else a 404 in the error
 /// shape of the service the path belongs to (voting's for the others).
 async fn no_route(request: Request) -> Response {
+    let shape = shape_of(request.uri().path());
     let Some((status, message)) = agora_http::limits::head_problem(&request) else {
         let (method, uri) = (request.method().clone(), request.uri().clone());
-        return if orcade::serves(uri.path()) {
-            agora_orcade_api::no_route(method, uri).await
-        } else {
-            agora_voting_api::no_route(method, uri).await
+        return match shape {
+            Shape::Orcade => agora_orcade_api::no_route(method, uri).await,
+            Shape::Xchange => agora_xchange_api::no_route(method, uri).await,
+            Shape::Voting => agora_voting_api::no_route(method, uri).await,
         };
     };
-    if orcade::serves(request.uri().path()) {
-        agora_orcade_api::ApiError::with_status(status, message).into_response()
-    } else {
-        agora_voting_api::ApiError::with_status(status, message).into_response()
+    match shape {
+        Shape::Orcade => agora_orcade_api::ApiError::with_status(status, message).into_response(),
+        Shape::Xchange => agora_xchange_api::ApiError::with_status(status, message).into_response(),
+        Shape::Voting => agora_voting_api::ApiError::with_status(status, message).into_response(),
     }
 }
 
 /// A method the path does not take: a 405 in the error shape of the path's service.
 async fn wrong_method(method: Method, uri: axum::http::Uri) -> Response {
-    if orcade::serves(uri.path()) {
-        agora_orcade_api::wrong_method(method, uri).await
-    } else {
-        agora_voting_api::wrong_method(method, uri).await
+    match shape_of(uri.path()) {
+        Shape::Orcade => agora_orcade_api::wrong_method(method, uri).await,
+        Shape::Xchange => agora_xchange_api::wrong_method(method, uri).await,
+        Shape::Voting => agora_voting_api::wrong_method(method, uri).await,
     }
 }
 

@@ -17,11 +17,14 @@ use std::time::Duration;
 /// Orcade, wired: the service, its routes (without fallbacks) and its background tasks.
 pub struct Wired {
     pub orcade: Arc<Orcade>,
+    /// The delegate system Orcade's round trips go to (Xchange's go there too).
+    pub delegate: Arc<dyn Delegate>,
     pub routes: Router,
     pub tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
-pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
+/// Orcade, with its resolution events sent to `resolutions` (Xchange's bidding-outcome queue).
+pub async fn wire(platform: &Platform, config: &Config, resolutions: DurableQueue) -> Result<Wired, crate::BoxError> {
     let store = agora_runtime::open_store(config.store, &config.data_dir, ORCADE_DB, config.store_namespace.as_deref()).await?;
     let (evaluations, pending_evaluations) = DurableQueue::open("orcade-evaluation", platform.work.clone()).await?;
     let (deliveries, pending_deliveries) = DurableQueue::open("orcade-delivery", platform.work.clone()).await?;
@@ -35,7 +38,8 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     } else {
         Arc::new(LocalDelegate::new(platform.inbox.clone()))
     };
-    let ports = Ports::new(store, orcade_hooks(platform.remote.clone()), Arc::new(evaluations), Arc::new(deliveries), delegate);
+    let mut ports = Ports::new(store, orcade_hooks(platform.remote.clone()), Arc::new(evaluations), Arc::new(deliveries), delegate.clone());
+    ports.resolutions = Arc::new(resolutions);
     let leases = Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64), settings.timeout);
     let orcade = Arc::new(Orcade::new(ports, leases));
     let routes = agora_orcade_api::with_limits(agora_orcade_api::routes(orcade.clone()));
@@ -46,7 +50,7 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
         tokio::spawn(queue::run_worker(Arc::new(orcade.delivery_work()), pending_deliveries, retry_delay)),
         tokio::spawn(run_sweep(orcade.clone(), Duration::from_millis(config.sweep_interval_ms.max(1)))),
     ];
-    Ok(Wired { orcade, routes, tasks })
+    Ok(Wired { orcade, delegate, routes, tasks })
 }
 
 /// Closes due open jobs, then requests again every stalled evaluation, every `every`.

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`Clock`] | the time | [`SystemClock`], [`fakes::ManualClock`] |
 //! | [`Publisher`] | a message to a subject | EventBridge, NATS, the local inbox, a log |
-//! | [`WorkQueue`] | work to do later, at least once | SQS, the local queue |
+//! | [`WorkQueue`] | work to do later, at least once | SQS, the local queue, [`NoListener`] |
 //! | [`OneShotSchedules`] | a body delivered once at a time | EventBridge Scheduler; none locally (sweeps) |
 //! | [`ConnectionGateway`] | text to a client's open connection | API Gateway `@connections` |
 //! | [`Delegate`] | a task handed to a subject, its reply awaited | the delegate system over HTTP |
@@ -23,5 +23,5 @@ pub use clock::{Clock, SystemClock};
 pub use delegate::{Delegate, DelegateError, DelegateRequest};
 pub use gateway::{ConnectionGateway, GatewayError};
 pub use publisher::{PublishError, Publisher};
-pub use queue::{QueueError, WorkHandler, WorkOutcome, WorkQueue};
+pub use queue::{NoListener, QueueError, WorkHandler, WorkOutcome, WorkQueue};
 pub use schedule::{NoSchedules, OneShotSchedules, ScheduleError};

@@ -40,3 +40,15 @@ pub enum WorkOutcome {
 pub trait WorkHandler: Send + Sync + 'static {
     async fn handle(&self, body: &str) -> WorkOutcome;
 }
+
+/// A queue nobody reads: what is sent to it is dropped. For a service's events when no other
+/// service listens (Orcade's resolutions without Xchange).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoListener;
+
+#[async_trait]
+impl WorkQueue for NoListener {
+    async fn send(&self, _key: &str, _body: &str, _delay: Duration) -> Result<(), QueueError> {
+        Ok(())
+    }
+}

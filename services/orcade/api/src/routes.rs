@@ -7,7 +7,7 @@
 //! | [`Flow::CreateJob`] | `POST /bid-jobs` |
 //! | [`Flow::CloseJob`] | `POST /bid-jobs/{id}/close` |
 //! | [`Flow::SubmitBid`] | `POST /bid-jobs/{id}/bids` |
-//! | [`Flow::Queries`] | `GET /bid-jobs/{id}`, `GET /bid-jobs/by-tags`, `GET /bid-jobs/{id}/bids`, `GET /bid-jobs/{id}/task-results`, `GET /bids/{id}`, the three `POST …/query` |
+//! | [`Flow::Queries`] | `GET /bid-jobs/{id}`, `GET /bid-jobs/by-tags`, `GET /bid-jobs/{id}/bids`, `GET /bid-jobs/{id}/task-results`, `GET /bid-jobs/{id}/evaluation`, `GET /bids/{id}`, the three `POST …/query` |
 //! | [`Flow::Edits`] | `PATCH` and `DELETE` of `/bid-jobs/{id}` and `/bids/{id}` |
 //!
 //! Two routers may serve one path with different methods (`GET /bid-jobs/{id}` is a query,
@@ -103,6 +103,7 @@ pub fn query_routes(queries: Queries) -> Router {
         .route("/bid-jobs/query", post(query_jobs))
         .route("/bid-jobs/{bid_job_id}/bids", get(bids_of_job))
         .route("/bid-jobs/{bid_job_id}/task-results", get(task_results_of_job))
+        .route("/bid-jobs/{bid_job_id}/evaluation", get(evaluation_of_job))
         .route("/bids/{bid_id}", get(get_bid))
         .route("/bids/query", post(query_bids))
         .route("/bid-task-results/query", post(query_task_results))
@@ -207,6 +208,16 @@ async fn delete_bid(State(edits): State<Edits>, Segment(id): Segment) -> Reply {
 
 async fn task_results_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     list(queries.task_results_of(&id).await?).await
+}
+
+/// `GET /bid-jobs/{id}/evaluation` (beyond §3): the job's recorded decision once evaluated
+/// (`winner`, `no_valid_bids` or `failed` with its error), `null` before. Xchange reads it to
+/// learn a job's outcome when it has no winner.
+async fn evaluation_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+    let data = queries.evaluation(&id).await?.map(|r| {
+        json!({"bid_job_id": r.bid_job_id, "decision": r.decision, "orcade_evaluation": r.orcade_evaluation, "decided_at": r.decided_at})
+    });
+    Ok(JsonResponse(json!({"ok": true, "data": data})).into_response())
 }
 
 // The three query routes: a MongoDB-style filter (an empty body: every document), `?limit=&skip=`

@@ -3,6 +3,6 @@
 
 pub use agora_hooks::HookError;
 pub use agora_ports::{
-    Clock, Delegate, DelegateError, DelegateRequest, NoSchedules, OneShotSchedules, QueueError, ScheduleError, SystemClock, WorkHandler,
-    WorkOutcome, WorkQueue,
+    Clock, Delegate, DelegateError, DelegateRequest, NoListener, NoSchedules, OneShotSchedules, QueueError, ScheduleError, SystemClock,
+    WorkHandler, WorkOutcome, WorkQueue,
 };

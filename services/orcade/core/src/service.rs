@@ -13,7 +13,7 @@ use crate::flows::evaluate::Evaluator;
 use crate::flows::query::Queries;
 use crate::flows::repair::{Repairer, Stall};
 use crate::hooks::OrcadeHooks;
-use crate::ports::{Clock, Delegate, NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
+use crate::ports::{Clock, Delegate, NoListener, NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
 use crate::repo::Repo;
 use crate::work::{DeliveryWork, EvaluationWork};
 use agora_store::DocumentStore;
@@ -32,6 +32,8 @@ pub struct Ports {
     pub clock: Arc<dyn Clock>,
     /// One-shot closes at `bid_job_closes_at`; the close sweep closes due jobs anyway.
     pub scheduler: Arc<dyn OneShotSchedules>,
+    /// Where resolution events go ([`crate::work::resolution_event`]); nowhere by default.
+    pub resolutions: Arc<dyn WorkQueue>,
 }
 
 impl Ports {
@@ -43,7 +45,16 @@ impl Ports {
         deliveries: Arc<dyn WorkQueue>,
         delegate: Arc<dyn Delegate>,
     ) -> Self {
-        Self { store, hooks, evaluations, deliveries, delegate, clock: Arc::new(SystemClock), scheduler: Arc::new(NoSchedules) }
+        Self {
+            store,
+            hooks,
+            evaluations,
+            deliveries,
+            delegate,
+            clock: Arc::new(SystemClock),
+            scheduler: Arc::new(NoSchedules),
+            resolutions: Arc::new(NoListener),
+        }
     }
 }
 
@@ -124,8 +135,10 @@ impl Orcade {
                 p.clock.clone(),
                 closing.clone(),
                 settings.evaluation_lease,
-            ),
-            deliverer: Deliverer::new(repo.clone(), p.delegate.clone(), p.clock.clone(), settings.delivery_lease),
+            )
+            .with_resolutions(p.resolutions.clone()),
+            deliverer: Deliverer::new(repo.clone(), p.delegate.clone(), p.clock.clone(), settings.delivery_lease)
+                .with_resolutions(p.resolutions.clone()),
             queries: Queries::new(repo.clone()),
             edits: Edits::new(repo.clone(), p.hooks.clone()),
             repairer: Repairer::new(repo.clone(), p.clock.clone(), closing),

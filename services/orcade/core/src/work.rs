@@ -7,6 +7,8 @@
 //!   its `delivery_id`: `bid_request:<bid_job_id>:<subject_id>` or `bid_winner:<bid_job_id>`.
 //!   Delivered at most once to completion, whatever the redeliveries (see
 //!   [`crate::flows::deliver`]).
+//! * A **resolution event** goes on the resolutions queue once a job is resolved
+//!   ([`resolution_event`]): `{"event_type": "bid_job_resolved", "bid_job_id": "..."}`.
 //! * An open job with `bid_job_max_time` has the one-shot schedule `close-<bid_job_id>` at
 //!   `bid_job_closes_at`, with the body `{"bid_job_id": "..."}`; its target runs the close sweep
 //!   ([`crate::Closer::close_due_jobs`]), which also runs on its own timer.
@@ -33,6 +35,20 @@ pub fn parse_evaluation_request(body: &str) -> Result<String, String> {
     match serde_json::from_str::<Request>(body.trim()) {
         Ok(r) if !r.bid_job_id.trim().is_empty() => Ok(r.bid_job_id),
         _ => Err(format!(r#"evaluation message is not {{"bid_job_id": "..."}}: {}"#, agora_hooks::truncate(body.trim()))),
+    }
+}
+
+/// The event sent on the resolutions queue once a job is resolved: its winner's `bid_winner`
+/// result is stored, or its evaluation found no valid bids or failed. At least once per job;
+/// the listener reads the outcome from the store (Xchange's bidding mode listens).
+pub fn resolution_event(bid_job_id: &str) -> String {
+    json!({"event_type": "bid_job_resolved", "bid_job_id": bid_job_id}).to_string()
+}
+
+/// Sends the resolution event of `bid_job_id`; a failure is logged (the listener also polls).
+pub(crate) async fn announce_resolution(resolutions: &dyn agora_ports::WorkQueue, bid_job_id: &str) {
+    if let Err(e) = resolutions.send(&format!("resolved:{bid_job_id}"), &resolution_event(bid_job_id), std::time::Duration::ZERO).await {
+        tracing::warn!(bid_job_id, error = %e, "resolution event not sent; listeners find the outcome by polling");
     }
 }
 

@@ -159,6 +159,7 @@ fn flows_with(remote: Arc<dyn Remote>, delegate: ScriptedDelegate) -> Flows {
         delegate: delegate.clone(),
         clock: clock.clone(),
         scheduler: schedules.clone(),
+        resolutions: Arc::new(agora_ports::NoListener),
     };
     Flows { orcade: Arc::new(Orcade::new(ports, Settings::default())), store, clock, evaluations, deliveries, schedules, delegate }
 }

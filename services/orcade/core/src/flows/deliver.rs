@@ -11,7 +11,7 @@
 //! delivery meanwhile is retried later; a dead worker's lease runs out).
 
 use crate::error::OrcadeError;
-use crate::ports::{Clock, Delegate, DelegateRequest};
+use crate::ports::{Clock, Delegate, DelegateRequest, NoListener, WorkQueue};
 use crate::repo::Repo;
 use crate::work::Delivery;
 use agora_orcade_schema::{new_id, BidJob, BidTaskResult, Entity, TaskType};
@@ -43,6 +43,7 @@ pub struct Deliverer {
     delegate: Arc<dyn Delegate>,
     clock: Arc<dyn Clock>,
     lease: chrono::Duration,
+    resolutions: Arc<dyn WorkQueue>,
 }
 
 /// `task_data` of §5.
@@ -55,7 +56,13 @@ fn task_data(d: &Delivery, job: &BidJob) -> Value {
 
 impl Deliverer {
     pub fn new(repo: Repo, delegate: Arc<dyn Delegate>, clock: Arc<dyn Clock>, lease: chrono::Duration) -> Self {
-        Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease }
+        Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease, resolutions: Arc::new(NoListener) }
+    }
+
+    /// Sends the job's resolution event once its `bid_winner` result is stored.
+    pub fn with_resolutions(mut self, resolutions: Arc<dyn WorkQueue>) -> Self {
+        self.resolutions = resolutions;
+        self
     }
 
     /// How soon to look again at a delivery another worker holds: a tenth of the lease, between
@@ -66,6 +73,15 @@ impl Deliverer {
 
     /// Makes the delivery's round trip, once.
     pub async fn deliver(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
+        let outcome = self.deliver_once(d).await?;
+        // Also when found delivered: a crash may have come between the result and the event.
+        if d.task_type == TaskType::BidWinner && !matches!(outcome, DeliveryOutcome::InProgress | DeliveryOutcome::JobGone) {
+            crate::work::announce_resolution(self.resolutions.as_ref(), &d.bid_job_id).await;
+        }
+        Ok(outcome)
+    }
+
+    async fn deliver_once(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
         if self.repo.delivered(&d.delivery_id).await? {
             return Ok(DeliveryOutcome::AlreadyDelivered);
         }

@@ -56,6 +56,7 @@ pub struct Evaluator {
     clock: Arc<dyn Clock>,
     closing: Closing,
     lease: chrono::Duration,
+    resolutions: Arc<dyn WorkQueue>,
 }
 
 impl Evaluator {
@@ -67,7 +68,23 @@ impl Evaluator {
         closing: Closing,
         lease: chrono::Duration,
     ) -> Self {
-        Self { claims: Claims::new(repo.store().clone()), repo, hooks, deliveries, clock, closing, lease }
+        Self {
+            claims: Claims::new(repo.store().clone()),
+            repo,
+            hooks,
+            deliveries,
+            clock,
+            closing,
+            lease,
+            resolutions: Arc::new(crate::ports::NoListener),
+        }
+    }
+
+    /// Sends a resolution event for each job evaluated with no winner (a winner's is sent once
+    /// its `bid_winner` is stored, by the [`crate::Deliverer`]).
+    pub fn with_resolutions(mut self, resolutions: Arc<dyn WorkQueue>) -> Self {
+        self.resolutions = resolutions;
+        self
     }
 
     /// Evaluates a closed job. Safe to call twice, or twice at once.
@@ -171,6 +188,9 @@ impl Evaluator {
                 EvaluationOutcome::Failed { error: error.clone() }
             }
         };
+        if !matches!(decision, Decision::Winner { .. }) {
+            crate::work::announce_resolution(self.resolutions.as_ref(), id).await;
+        }
         self.repo.mark_applied(id).await?;
         if let Err(e) = self.repo.clear_pending(id).await {
             // The repair sweep finds the evaluation applied and clears the mark.

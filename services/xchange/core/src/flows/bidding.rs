@@ -1,0 +1,274 @@
+//! Bidding mode (§4, §7.2): an Orcade bid job per task, its outcome carried back.
+//!
+//! **Start** (from the assignment queue): the task's bid job id is chosen once and recorded
+//! with the bidding deadline ([`crate::repo::BiddingRecord`]), so a repeated attempt creates
+//! the same job (Orcade answers a second create of that id 409, taken as done). The job's
+//! roster (§7.2): the explicit `bid_job_subject_ids`, verbatim; else the subjects whose `topics`
+//! meet the task's `topics`; else every subject; `mixed` takes the union of the explicit list
+//! and the topic matches. Then `task_metadata.bid_job_id` is written with the status `bidding`.
+//! The subjects see the job (its `bid_job_description`), never the `task_data`.
+//!
+//! **Outcome**: Orcade's resolution event (in process, or a queue) names the job; polls with
+//! backoff on the assignment queue look anyway (an external Orcade sends no event); the
+//! deadline's one-shot schedule looks once more at the time limit. Each reads how the job
+//! stands and settles the task once (a write conditional on `bidding`):
+//!
+//! | The job | The task |
+//! |---|---|
+//! | its winner's `bid_winner` result is stored, the delegate answered | `completed`, `task_output` the whole result |
+//! | the `bid_winner` delivery failed | `failed`, the error and the result |
+//! | `no_valid_bids` | `failed` |
+//! | the evaluation failed, or the job is gone | `failed` |
+//! | none of these by the deadline (`AGORA_BIDDING_TIMEOUT_MS`) | `failed`, naming the limit |
+
+use crate::error::XchangeError;
+use crate::flows::assign::{finish, AssignOutcome};
+use crate::ports::{BidOutcome, Bidding, BiddingError, Clock, OneShotSchedules, WorkQueue};
+use crate::repo::Repo;
+use crate::work::Assignment;
+use agora_xchange_schema::{new_id, ExchangeTask, TaskStatus};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The creator a bid job names when the task names none.
+pub const DEFAULT_CREATOR: &str = "xchange";
+
+/// The name of a bidding task's one-shot deadline.
+pub fn deadline_schedule_name(task_id: &str) -> String {
+    format!("xchange-bidding-{task_id}")
+}
+
+/// Bidding's time limit and how often it looks at a job with no event.
+#[derive(Debug, Clone, Copy)]
+pub struct BiddingLimits {
+    /// From the job's creation to the task's failure (`AGORA_BIDDING_TIMEOUT_MS`, 24 h).
+    pub timeout: Duration,
+    /// The first poll's delay; each next one doubles, up to `poll_cap`.
+    pub first_poll: Duration,
+    pub poll_cap: Duration,
+}
+
+impl Default for BiddingLimits {
+    fn default() -> Self {
+        Self { timeout: Duration::from_secs(24 * 3600), first_poll: Duration::from_secs(1), poll_cap: Duration::from_secs(60) }
+    }
+}
+
+/// How a bidding task stands after a look at its job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settle {
+    /// The task is final now (or was).
+    Settled,
+    /// The job has no outcome yet; look again before `after` runs out.
+    Waiting { after: Duration },
+    /// The task is not (or no longer) bidding, or no task has this job.
+    NotBidding,
+}
+
+/// The bidding flow.
+#[derive(Clone)]
+pub struct Bidder {
+    repo: Repo,
+    bidding: Arc<dyn Bidding>,
+    assignments: Arc<dyn WorkQueue>,
+    schedules: Arc<dyn OneShotSchedules>,
+    clock: Arc<dyn Clock>,
+    limits: BiddingLimits,
+}
+
+fn strings(a: &Map<String, Value>, key: &str) -> Vec<String> {
+    a.get(key).and_then(Value::as_array).map(|v| v.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+}
+
+impl Bidder {
+    pub fn new(
+        repo: Repo,
+        bidding: Arc<dyn Bidding>,
+        assignments: Arc<dyn WorkQueue>,
+        schedules: Arc<dyn OneShotSchedules>,
+        clock: Arc<dyn Clock>,
+        limits: BiddingLimits,
+    ) -> Self {
+        Self { repo, bidding, assignments, schedules, clock, limits }
+    }
+
+    /// Creates the task's bid job and moves the task to `bidding`.
+    pub async fn start(&self, task: &ExchangeTask) -> Result<AssignOutcome, XchangeError> {
+        let id = &task.task_id;
+        let now = self.clock.now();
+        let deadline = now + chrono::Duration::from_std(self.limits.timeout).unwrap_or(chrono::Duration::MAX);
+        let record = self.repo.bidding_record(id, &new_id(), deadline, now).await?;
+        let request = match self.job_request(task, &record.bid_job_id).await? {
+            Ok(request) => request,
+            Err(error) => return self.fail_start(id, error).await,
+        };
+        match self.bidding.create_job(&request).await {
+            Ok(()) => {}
+            Err(BiddingError::Refused(why)) => return self.fail_start(id, format!("Orcade refused the bid job: {why}")).await,
+            Err(BiddingError::Unavailable(why)) => return Ok(AssignOutcome::Retry(format!("Orcade is unavailable: {why}"))),
+        }
+        let change = agora_store::Change::set(
+            &json!({"task_assignment_status": TaskStatus::Bidding, "task_metadata.bid_job_id": record.bid_job_id}),
+        );
+        if !self.repo.move_task(id, &[TaskStatus::Pending, TaskStatus::Assigned], &change).await? {
+            return Ok(AssignOutcome::AlreadyDone);
+        }
+        let at = record.deadline().unwrap_or(deadline);
+        if let Err(e) = self.schedules.schedule(&deadline_schedule_name(id), at, &json!({"task_id": id})).await {
+            tracing::warn!(task_id = %id, error = %e, "bidding deadline not scheduled; the polls end the task at its limit");
+        }
+        self.poll_later(id, 0).await?;
+        tracing::info!(task_id = %id, bid_job_id = %record.bid_job_id, "bidding task: bid job created");
+        Ok(AssignOutcome::Bidding { bid_job_id: record.bid_job_id })
+    }
+
+    async fn fail_start(&self, id: &str, error: String) -> Result<AssignOutcome, XchangeError> {
+        tracing::warn!(task_id = id, %error, "bidding task failed at its start");
+        finish(&self.repo, id, &[TaskStatus::Pending, TaskStatus::Assigned], TaskStatus::Failed, json!({"error": error})).await?;
+        Ok(AssignOutcome::Failed { error })
+    }
+
+    /// The `POST /bid-jobs` body of the task's job, or why there is none (an empty roster).
+    async fn job_request(&self, task: &ExchangeTask, bid_job_id: &str) -> Result<Result<Value, String>, XchangeError> {
+        let a = task.assignment();
+        let mode = a.get("bid_job_mode").and_then(Value::as_str).unwrap_or("closed");
+        let mut body = Map::new();
+        body.insert("bid_job_id".into(), json!(bid_job_id));
+        for key in ["bid_job_metadata", "bid_job_description", "bid_job_name"] {
+            body.insert(key.into(), a.get(key).filter(|v| !v.is_null()).cloned().unwrap_or_else(|| json!({})));
+        }
+        let creator = a.get("bid_job_creator_id").and_then(Value::as_str).unwrap_or(DEFAULT_CREATOR);
+        body.insert("bid_job_creator_id".into(), json!(creator));
+        body.insert("bid_job_mode".into(), json!(mode));
+        for key in ["bid_job_evaluator_id", "bid_job_pqt_id", "bid_job_tie_id", "bid_job_tags", "bid_job_max_subjects", "bid_job_max_time"]
+        {
+            if let Some(v) = a.get(key).filter(|v| !v.is_null()) {
+                body.insert(key.into(), v.clone());
+            }
+        }
+        if mode != "open" {
+            let roster = self.roster(a, mode == "mixed").await?;
+            if roster.is_empty() {
+                let topics = strings(a, "topics");
+                return Ok(Err(format!("the bid job has no roster: no subject of the exchange has any of the topics {topics:?}")));
+            }
+            body.insert("bid_job_subject_ids".into(), json!(roster));
+        }
+        Ok(Ok(Value::Object(body)))
+    }
+
+    /// §7.2's roster, resolved once.
+    async fn roster(&self, a: &Map<String, Value>, mixed: bool) -> Result<Vec<String>, XchangeError> {
+        let explicit = strings(a, "bid_job_subject_ids");
+        let topics = strings(a, "topics");
+        if !explicit.is_empty() && !mixed {
+            return Ok(explicit);
+        }
+        let subjects = self.repo.subjects().await?;
+        if topics.is_empty() && explicit.is_empty() {
+            return Ok(subjects.into_iter().map(|s| s.subject_id).collect());
+        }
+        let mut roster = explicit;
+        for s in subjects.into_iter().filter(|s| s.has_topic_in(&topics)) {
+            if !roster.contains(&s.subject_id) {
+                roster.push(s.subject_id);
+            }
+        }
+        Ok(roster)
+    }
+
+    /// Queues the next poll of a bidding task.
+    async fn poll_later(&self, task_id: &str, attempt: u32) -> Result<(), XchangeError> {
+        let backoff = self.limits.first_poll.saturating_mul(2u32.saturating_pow(attempt.min(20))).min(self.limits.poll_cap);
+        self.poll_after(task_id, attempt, backoff).await
+    }
+
+    async fn poll_after(&self, task_id: &str, attempt: u32, delay: Duration) -> Result<(), XchangeError> {
+        let work = Assignment::Poll { task_id: task_id.to_owned(), attempt };
+        self.assignments
+            .send(&format!("poll:{task_id}"), &work.body(), delay)
+            .await
+            .map_err(|e| XchangeError::internal_caused("the next poll of a bidding task could not be queued", e))
+    }
+
+    /// A poll: settles the task if its job has an outcome (or its time is up), else polls later.
+    pub async fn poll(&self, task_id: &str, attempt: u32) -> Result<Settle, XchangeError> {
+        let settle = self.settle(task_id).await?;
+        if let Settle::Waiting { after } = &settle {
+            let backoff = self.limits.first_poll.saturating_mul(2u32.saturating_pow(attempt.saturating_add(1).min(20)));
+            self.poll_after(task_id, attempt.saturating_add(1), backoff.min(self.limits.poll_cap).min(*after)).await?;
+        }
+        Ok(settle)
+    }
+
+    /// Orcade's resolution event for `bid_job_id`: settles its task, if it is one of ours.
+    pub async fn resolved(&self, bid_job_id: &str) -> Result<Settle, XchangeError> {
+        match self.repo.bidding_of_job(bid_job_id).await? {
+            Some(record) => self.settle(&record.task_id).await,
+            None => Ok(Settle::NotBidding),
+        }
+    }
+
+    /// Reads how the task's job stands and settles the task when it can.
+    pub async fn settle(&self, task_id: &str) -> Result<Settle, XchangeError> {
+        let Some(task) = self.repo.task(task_id).await? else { return Ok(Settle::NotBidding) };
+        if task.task_assignment_status != TaskStatus::Bidding {
+            return Ok(Settle::NotBidding);
+        }
+        let record = self
+            .repo
+            .bidding_of_task(task_id)
+            .await?
+            .ok_or_else(|| XchangeError::internal(format!("bidding task {task_id} has no bidding record")))?;
+        let job = &record.bid_job_id;
+        let outcome = match self.bidding.outcome(job).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                tracing::warn!(task_id, bid_job_id = %job, error = %e, "bid job outcome not read; looking again later");
+                BidOutcome::Pending
+            }
+        };
+        let (status, output) = match outcome {
+            BidOutcome::Winner(result) if result.pointer("/task_result/success") == Some(&Value::Bool(true)) => {
+                (TaskStatus::Completed, result)
+            }
+            BidOutcome::Winner(result) => {
+                let why = result.pointer("/task_result/error").and_then(Value::as_str).unwrap_or("no success in its reply").to_owned();
+                (
+                    TaskStatus::Failed,
+                    json!({"error": format!("the bid job's winner was not told: the bid_winner delivery failed: {why}"), "bid_winner": result}),
+                )
+            }
+            BidOutcome::NoValidBids => {
+                (TaskStatus::Failed, json!({"error": "the bid job found no valid bids (no_valid_bids)", "bid_job_id": job}))
+            }
+            BidOutcome::Failed(why) => {
+                (TaskStatus::Failed, json!({"error": format!("the bid job's evaluation failed: {why}"), "bid_job_id": job}))
+            }
+            BidOutcome::Gone => (TaskStatus::Failed, json!({"error": "the bid job no longer exists", "bid_job_id": job})),
+            BidOutcome::Pending => {
+                let now = self.clock.now();
+                match record.deadline() {
+                    Some(deadline) if deadline > now => {
+                        return Ok(Settle::Waiting { after: (deadline - now).to_std().unwrap_or_default() });
+                    }
+                    _ => (
+                        TaskStatus::Failed,
+                        json!({
+                            "error": format!(
+                                "the bidding time limit passed: the bid job had no winner within {} ms (AGORA_BIDDING_TIMEOUT_MS)",
+                                self.limits.timeout.as_millis()
+                            ),
+                            "bid_job_id": job,
+                        }),
+                    ),
+                }
+            }
+        };
+        if finish(&self.repo, task_id, &[TaskStatus::Bidding], status, output).await? {
+            tracing::info!(task_id, bid_job_id = %job, status = status.as_str(), "bidding task settled");
+        }
+        Ok(Settle::Settled)
+    }
+}
