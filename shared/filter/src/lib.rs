@@ -69,6 +69,15 @@ impl Filter {
         Ok(Filter { clauses: parse::parse_filter(v)? })
     }
 
+    /// A query route's body as a filter: `null` (an empty body) matches everything, anything
+    /// else is [`Filter::parse`]d.
+    pub fn of_query(v: &Value) -> Result<Filter, FilterError> {
+        match v {
+            Value::Null => Ok(Filter::all()),
+            v => Filter::parse(v),
+        }
+    }
+
     /// Like [`Filter::parse`], for filters the program builds itself; panics with the error on
     /// an invalid filter.
     pub fn must(v: Value) -> Filter {

@@ -59,6 +59,17 @@ pub enum ClaimState {
     Expired,
 }
 
+/// A record kept in the claims collection: a claim that never expires, written by `holder` at
+/// `claimed_at`, with `fields` beside the claim's own. For what a service writes once and reads
+/// by key (an evaluation's decision, a delivery's mark), which no route serves.
+pub fn record(key: &str, holder: &str, claimed_at: &str, fields: serde_json::Value) -> crate::Json {
+    let mut doc = json!({"claim_id": key, "claimed_at": claimed_at, "expires_at": null, "holder": holder});
+    if let (serde_json::Value::Object(doc), serde_json::Value::Object(fields)) = (&mut doc, fields) {
+        doc.extend(fields);
+    }
+    crate::to_json(&doc)
+}
+
 /// The claims of one database. Cheap to clone.
 #[derive(Clone)]
 pub struct Claims {

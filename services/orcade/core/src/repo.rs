@@ -64,11 +64,7 @@ fn delivered_key(delivery_id: &str) -> String {
 
 /// A record in the claims collection: a claim that never expires, with the record's fields.
 fn record(key: &str, now: DateTime<Utc>, fields: Value) -> Json {
-    let mut doc = json!({"claim_id": key, "claimed_at": format_utc_micros(&now), "expires_at": null, "holder": "orcade"});
-    if let (Value::Object(doc), Value::Object(fields)) = (&mut doc, fields) {
-        doc.extend(fields);
-    }
-    to_json(&doc)
+    agora_store::claims::record(key, "orcade", &format_utc_micros(&now), fields)
 }
 
 fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, OrcadeError> {

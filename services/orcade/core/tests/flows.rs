@@ -138,6 +138,7 @@ struct Flows {
     deliveries: Arc<RecordingQueue>,
     schedules: Arc<RecordingSchedules>,
     delegate: Arc<ScriptedDelegate>,
+    resolutions: Arc<RecordingQueue>,
 }
 
 fn ok_delegate() -> ScriptedDelegate {
@@ -148,6 +149,7 @@ fn flows_with(remote: Arc<dyn Remote>, delegate: ScriptedDelegate) -> Flows {
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 10, 5, 9, 0, 0).unwrap()));
     let evaluations = Arc::new(RecordingQueue::default());
     let deliveries = Arc::new(RecordingQueue::default());
+    let resolutions = Arc::new(RecordingQueue::default());
     let schedules = Arc::new(RecordingSchedules::default());
     let delegate = Arc::new(delegate);
     let store = Arc::new(YieldingStore(MemoryStore::new(ORCADE_DB).expect("store"), Default::default()));
@@ -159,9 +161,18 @@ fn flows_with(remote: Arc<dyn Remote>, delegate: ScriptedDelegate) -> Flows {
         delegate: delegate.clone(),
         clock: clock.clone(),
         scheduler: schedules.clone(),
-        resolutions: Arc::new(agora_ports::NoListener),
+        resolutions: resolutions.clone(),
     };
-    Flows { orcade: Arc::new(Orcade::new(ports, Settings::default())), store, clock, evaluations, deliveries, schedules, delegate }
+    Flows {
+        orcade: Arc::new(Orcade::new(ports, Settings::default())),
+        store,
+        clock,
+        evaluations,
+        deliveries,
+        schedules,
+        delegate,
+        resolutions,
+    }
 }
 
 fn flows() -> Flows {
@@ -294,6 +305,10 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
     );
     let output = result.evaluator_output.expect("evaluator_output");
     assert_eq!((output["status"].clone(), output["winner_subject_id"].clone()), (json!("resolved"), json!("t2")));
+
+    // Resolved once its bid_winner is stored: one resolution event.
+    let events: Vec<Value> = f.resolutions.take().iter().map(|w| serde_json::from_str(&w.body).unwrap()).collect();
+    assert_eq!(events, [json!({"event_type": "bid_job_resolved", "bid_job_id": job_id})]);
 
     // A duplicate request changes nothing.
     assert_eq!(f.orcade.evaluator().evaluate_job(&job_id).await.unwrap(), EvaluationOutcome::AlreadyEvaluated);
@@ -523,6 +538,7 @@ async fn no_valid_bids_marks_no_winner_and_sends_nothing() {
     assert!(record.applied());
     assert!(matches!(record.decision, Decision::NoValidBids { evaluator_output } if evaluator_output["status"] == "no_valid_bids"));
     assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Closed);
+    assert_eq!(f.resolutions.take().len(), 1, "resolved with no winner: one event");
 }
 
 #[tokio::test]

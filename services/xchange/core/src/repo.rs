@@ -46,11 +46,7 @@ pub fn micros(dt: &DateTime<Utc>) -> String {
 }
 
 fn record(key: &str, now: DateTime<Utc>, fields: Value) -> Json {
-    let mut doc = json!({"claim_id": key, "claimed_at": micros(&now), "expires_at": null, "holder": "xchange"});
-    if let (Value::Object(doc), Value::Object(fields)) = (&mut doc, fields) {
-        doc.extend(fields);
-    }
-    to_json(&doc)
+    agora_store::claims::record(key, "xchange", &micros(&now), fields)
 }
 
 fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, XchangeError> {

@@ -29,10 +29,7 @@ impl TagMatch {
 
 /// A query body as a filter: `null` (an empty body) is every document.
 fn filter_of(filter: &Value) -> Result<Filter, OrcadeError> {
-    match filter {
-        Value::Null => Ok(Filter::all()),
-        v => Filter::parse(v).map_err(|e| OrcadeError::InvalidFilter(e.to_string())),
-    }
+    Filter::of_query(filter).map_err(|e| OrcadeError::InvalidFilter(e.to_string()))
 }
 
 /// The read flow: its only dependency is the store.

@@ -10,10 +10,7 @@ use serde_json::{json, Value};
 
 /// A query body as a filter: `null` (an empty body) is every document.
 fn filter_of(filter: &Value) -> Result<Filter, XchangeError> {
-    match filter {
-        Value::Null => Ok(Filter::all()),
-        v => Filter::parse(v).map_err(|e| XchangeError::InvalidFilter(e.to_string())),
-    }
+    Filter::of_query(filter).map_err(|e| XchangeError::InvalidFilter(e.to_string()))
 }
 
 /// The read flow.
