@@ -3,3 +3,4 @@
 
 mod orcade;
 mod voting;
+mod xchange;
