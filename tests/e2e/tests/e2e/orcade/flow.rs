@@ -204,17 +204,18 @@ async fn a_delegate_system_that_hangs_is_cut_off_at_its_time_limit_without_slowi
     let mut request = closed_job();
     request["bid_job_subject_ids"] = json!(["h1"]);
 
-    // The routes answer at once: the bid_request waits on the delivery queue, not in the create,
+    // The routes answer at once (well within the delegate's 60 s; the bound leaves room for a
+    // loaded machine): the bid_request waits on the delivery queue, not in the create,
     // and the bid that closes the job does not wait for the winner's call either.
     let started = std::time::Instant::now();
     let id = id_of(&create_job(&server, &request).await);
     let created_in = started.elapsed();
-    assert!(created_in < Duration::from_secs(1), "the create took {created_in:?}");
+    assert!(created_in < Duration::from_secs(10), "the create took {created_in:?}");
     let started = std::time::Instant::now();
     let (status, body) = submit(&server, &id, &bid("h1", 5.0, 0.9)).await;
     let bid_in = started.elapsed();
     assert_eq!(status, 201, "{body}");
-    assert!(bid_in < Duration::from_secs(1), "the bid took {bid_in:?}");
+    assert!(bid_in < Duration::from_secs(10), "the bid took {bid_in:?}");
     assert_eq!(winner_of(&server, &id).await, "h1");
 
     // Each call was sent, cut off at the limit, and stored as a failure that says so.

@@ -551,7 +551,7 @@ async fn pqt_failures_disqualify_the_vote_and_log_the_reason() {
         let started = Instant::now();
         let (status, body) = server.vote(&id, "voter", json!({"selected_option": "agent-translator-01"})).await;
         assert_eq!((status, body), (200, json!({"status": "accepted", "qualified": false})), "{reason}");
-        assert!(started.elapsed() < Duration::from_secs(2), "the time limit holds");
+        assert!(started.elapsed() < Duration::from_millis(2500), "the time limit holds: the hook takes 3 s");
         let (_, votes) = server.post("/generic-query/votes", &json!({"social_task_id": id})).await;
         assert_eq!(votes.as_array().map(Vec::len), Some(1), "the vote is stored");
         assert_eq!(votes[0]["qualified"], false);
