@@ -9,23 +9,13 @@
 //!
 //! Needs the servers `./tests/run.sh` starts: `MONGODB_URI` and `AGORA_AWS_ENDPOINT`.
 
+use agora_e2e::lambda::{self, handle_redelivered as deliver_redelivered, required_env, take_batch};
 use agora_e2e::StubServer;
 use agora_orcade_core::work::close_schedule_name;
 use agora_orcade_core::{DeliveryWork, EvaluationWork};
 use agora_orcade_functions::{close_due, wiring, HttpFunction};
-use aws_lambda_events::event::sqs::SqsEvent;
-use lambda_http::request::LambdaRequest;
-use lambda_http::{Adapter, Context, LambdaEvent, Service};
 use serde_json::{json, Value};
 use std::time::Duration;
-
-fn required_env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run ./tests/run.sh, which starts the servers this test needs"))
-}
-
-fn apigw_event(method: &str, path: &str, body: Option<String>) -> LambdaRequest {
-    serde_json::from_value(agora_startup_bench::apigw(method, path, body.as_deref())).expect("API Gateway event")
-}
 
 /// The three HTTP functions, each built from the environment as its Lambda builds it.
 struct Functions {
@@ -50,12 +40,7 @@ impl Functions {
             HttpFunction::SubmitBid => &self.submit_bid,
             HttpFunction::Queries => &self.queries,
         };
-        let mut adapter = Adapter::from(router.clone());
-        let event = apigw_event(method, path, body.map(|b| b.to_string()));
-        let response = adapter.call(LambdaEvent::new(event, Context::default())).await.expect("function answers");
-        let v = serde_json::to_value(&response).expect("response");
-        let body = v["body"].as_str().and_then(|b| serde_json::from_str(b).ok()).unwrap_or(Value::Null);
-        (v["statusCode"].as_u64().unwrap_or(0) as u16, body)
+        lambda::call(router, method, path, body).await
     }
 
     /// `data` of a 200 answer.
@@ -64,37 +49,6 @@ impl Functions {
         assert_eq!((status, &body["ok"]), (200, &json!(true)), "GET {path}: {body}");
         body["data"].clone()
     }
-}
-
-/// Receives what is on a queue now (up to 10 messages) as one SQS event, and deletes it from
-/// the queue (as the event source does after a successful batch).
-async fn take_batch(sqs: &aws_sdk_sqs::Client, url: &str) -> SqsEvent {
-    let got = sqs.receive_message().queue_url(url).max_number_of_messages(10).wait_time_seconds(1).send().await.expect("receive");
-    let mut records = Vec::new();
-    for m in got.messages.unwrap_or_default() {
-        records.push(json!({
-            "messageId": m.message_id, "receiptHandle": m.receipt_handle, "body": m.body,
-            "attributes": {}, "messageAttributes": {}, "eventSource": "aws:sqs", "awsRegion": "us-east-1",
-            "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:orcade"
-        }));
-        sqs.delete_message().queue_url(url).set_receipt_handle(m.receipt_handle).send().await.expect("delete");
-    }
-    serde_json::from_value(json!({ "Records": records })).expect("SQS event")
-}
-
-/// Hands `orcade-deliver` a batch holding each delivery twice (SQS delivers at least once). A
-/// copy that finds its delivery under way is handed back for redelivery; redelivered, it finds
-/// the delivery made.
-async fn deliver_redelivered(deliver: &DeliveryWork, batch: SqsEvent) {
-    let mut twice = batch.clone();
-    twice.records.extend(batch.records.clone());
-    let failed = agora_runtime::lambda::handle_batch(deliver, twice).await.batch_item_failures;
-    assert!(failed.len() <= batch.records.len(), "at most the copies are handed back: {failed:?}");
-    let again: Vec<_> =
-        batch.records.iter().filter(|r| failed.iter().any(|f| Some(&f.item_identifier) == r.message_id.as_ref())).cloned().collect();
-    let mut redelivered = batch.clone();
-    redelivered.records = again;
-    assert!(agora_runtime::lambda::handle_batch(deliver, redelivered).await.batch_item_failures.is_empty(), "redelivered: done");
 }
 
 fn job_request(mode: &str, subjects: &[&str], max_time: Option<i64>) -> Value {

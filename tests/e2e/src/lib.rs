@@ -2,7 +2,9 @@
 //! own data folder, an HTTP client, the spec's example task as a create request, and small
 //! HTTP servers that play hooks.
 
+pub mod lambda;
 pub mod load;
+pub mod template;
 
 use agora_local::{start, Config, Running};
 use serde_json::{json, Value};
