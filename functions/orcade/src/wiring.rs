@@ -10,12 +10,13 @@
 //! | `AGORA_DELIVERY_QUEUE_URL` | the SQS queue of delegate round trips | jobs, evaluate |
 //! | `AGORA_CLOSE_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot closes at `bid_job_closes_at`; without the first two, the sweep alone closes due jobs | jobs |
 //! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS` | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
+//! | `AGORA_RESOLUTION_QUEUE_URL` | where a job's resolution event goes (`{"event_type": "bid_job_resolved", "bid_job_id"}`): Xchange's bidding-outcome queue; unset, no event is sent | evaluate, deliver |
 //! | hooks | see `agora_hooks_remote::HooksConfig` | jobs, submit-bid, evaluate |
 
 use agora_delegate::HttpDelegate;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
 use agora_orcade_core::closing::Closing;
-use agora_orcade_core::ports::{NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
+use agora_orcade_core::ports::{NoListener, NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
 use agora_orcade_core::{
     orcade_hooks, BidIntake, Closer, Deliverer, Edits, Evaluator, JobCreator, OrcadeHooks, Queries, Repairer, Repo, Settings, ORCADE_DB,
 };
@@ -29,6 +30,8 @@ pub const EVALUATION_QUEUE_URL_ENV: &str = "AGORA_EVALUATION_QUEUE_URL";
 pub const DELIVERY_QUEUE_URL_ENV: &str = "AGORA_DELIVERY_QUEUE_URL";
 /// Environment variable: the ARN of `orcade-close-due`, the one-shot close schedules' target.
 pub const CLOSE_FUNCTION_ENV: &str = "AGORA_CLOSE_FUNCTION_ARN";
+/// Environment variable: the SQS queue of resolution events (Xchange's bidding outcomes).
+pub const RESOLUTION_QUEUE_URL_ENV: &str = "AGORA_RESOLUTION_QUEUE_URL";
 
 /// Orcade's hooks from the environment (`HooksConfig::from_env`).
 pub fn hooks_from_env() -> Result<OrcadeHooks, BoxError> {
@@ -49,12 +52,12 @@ fn closing(repo: &Repo, evaluations: Arc<dyn WorkQueue>) -> Closing {
     Closing::new(repo.clone(), evaluations, Arc::new(SystemClock), Settings::default().request_leases())
 }
 
-/// `orcade-jobs`: the creator (hooks, the delivery queue for `bid_request`s, one-shot closes),
-/// the closer (the evaluation queue) and the edits.
-pub async fn jobs_from_env() -> Result<(JobCreator, Closer, Edits), BoxError> {
+/// The job creator: the store, the hooks, the delivery queue (`bid_request`s) and one-shot
+/// closes when their target is configured. `orcade-jobs` builds it, and so does Xchange's
+/// assignment function when Orcade runs in the same stack.
+pub async fn creator_from_env() -> Result<JobCreator, BoxError> {
     let repo = repo_from_env().await?;
     let sdk = agora_aws::config::load().await;
-    let hooks = hooks_from_env()?;
     let schedules: Arc<dyn OneShotSchedules> = match agora_aws::OneShotScheduler::from_env(&sdk, CLOSE_FUNCTION_ENV) {
         Ok(s) => Arc::new(s),
         Err(e) => {
@@ -63,12 +66,24 @@ pub async fn jobs_from_env() -> Result<(JobCreator, Closer, Edits), BoxError> {
         }
     };
     let deliveries = queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?;
+    Ok(JobCreator::new(repo, hooks_from_env()?, deliveries, schedules, Arc::new(SystemClock)))
+}
+
+/// `orcade-jobs`: the creator, the closer (the evaluation queue) and the edits.
+pub async fn jobs_from_env() -> Result<(JobCreator, Closer, Edits), BoxError> {
+    let creator = creator_from_env().await?;
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
     let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    Ok((
-        JobCreator::new(repo.clone(), hooks.clone(), deliveries, schedules, Arc::new(SystemClock)),
-        Closer::new(repo.clone(), Arc::new(SystemClock), closing),
-        Edits::new(repo, hooks),
-    ))
+    Ok((creator, Closer::new(repo.clone(), Arc::new(SystemClock), closing), Edits::new(repo, hooks_from_env()?)))
+}
+
+/// Where resolution events go: the queue at `AGORA_RESOLUTION_QUEUE_URL`, else nowhere.
+fn resolutions_from_env(sdk: &SdkConfig) -> Arc<dyn WorkQueue> {
+    match agora_aws::SqsQueue::optional_from_env(sdk, RESOLUTION_QUEUE_URL_ENV) {
+        Some(queue) => Arc::new(queue),
+        None => Arc::new(NoListener),
+    }
 }
 
 /// `orcade-submit-bid`: the store, the PQT, the evaluation queue.
@@ -99,7 +114,8 @@ pub async fn evaluator_from_env() -> Result<Evaluator, BoxError> {
     let sdk = agora_aws::config::load().await;
     let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
     let deliveries = queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?;
-    Ok(Evaluator::new(repo, hooks_from_env()?, deliveries, Arc::new(SystemClock), closing, Settings::default().evaluation_lease))
+    Ok(Evaluator::new(repo, hooks_from_env()?, deliveries, Arc::new(SystemClock), closing, Settings::default().evaluation_lease)
+        .with_resolutions(resolutions_from_env(&sdk)))
 }
 
 /// `orcade-deliver`: the store and the delegate system (`DELEGATE_API_URL`).
@@ -109,5 +125,7 @@ pub async fn deliverer_from_env() -> Result<Deliverer, BoxError> {
         Some(endpoint) => tracing::info!(endpoint, "delegate round trips go to the delegate system"),
         None => tracing::warn!("DELEGATE_API_URL is not set: every delegate round trip is stored as a failure saying so"),
     }
-    Ok(Deliverer::new(repo_from_env().await?, Arc::new(delegate), Arc::new(SystemClock), Settings::default().delivery_lease))
+    let sdk = agora_aws::config::load().await;
+    Ok(Deliverer::new(repo_from_env().await?, Arc::new(delegate), Arc::new(SystemClock), Settings::default().delivery_lease)
+        .with_resolutions(resolutions_from_env(&sdk)))
 }
