@@ -11,7 +11,7 @@ use agora_ports::Delegate;
 use agora_runtime::StoreKind;
 use agora_xchange_bidding::{HttpOrcade, InProcessOrcade};
 use agora_xchange_core::{xchange_hooks, Bidding, BiddingLimits, Ports, Settings, Xchange};
-use agora_xchange_schema::exchange_db;
+use agora_xchange_schema::{check_exchange_id, exchange_db};
 use axum::Router;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,10 +33,10 @@ pub async fn outcome_queue(platform: &Platform) -> Result<(DurableQueue, Pending
 
 /// The exchange's database name on a store shared by several servers (a namespace): on
 /// MongoDB the namespace is the database, so the exchange's gets its own beside it.
-fn namespace(config: &Config) -> Option<String> {
+fn namespace(config: &Config, exchange_id: &str) -> Option<String> {
     let ns = config.store_namespace.as_deref()?;
     Some(match config.store {
-        StoreKind::MongoDb => format!("{ns}_exchange_{}", config.exchange_id),
+        StoreKind::MongoDb => format!("{ns}_exchange_{exchange_id}"),
         _ => ns.to_owned(),
     })
 }
@@ -48,12 +48,9 @@ pub async fn wire(
     delegate: Arc<dyn Delegate>,
     outcomes: Pending,
 ) -> Result<Wired, crate::BoxError> {
-    let exchange_id = config.exchange_id.trim();
-    if exchange_id.is_empty() || !exchange_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err(format!("EXCHANGE_ID must be letters, digits, '_' or '-', got {:?}", config.exchange_id).into());
-    }
+    let exchange_id = check_exchange_id(&config.exchange_id)?;
     let db = exchange_db(exchange_id);
-    let store = agora_runtime::open_store(config.store, &config.data_dir, db, namespace(config).as_deref()).await?;
+    let store = agora_runtime::open_store(config.store, &config.data_dir, db, namespace(config, exchange_id).as_deref()).await?;
     let (assignments, pending_assignments) = DurableQueue::open("xchange-assignment", platform.work.clone()).await?;
     let bidding: Arc<dyn Bidding> = match config.orcade_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
         Some(url) => {

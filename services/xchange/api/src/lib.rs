@@ -10,4 +10,7 @@ mod routes;
 
 pub use body::BODY_LIMIT;
 pub use error::ApiError;
-pub use routes::{flow_router, no_route, router, routes, serves, with_fallbacks, with_limits, wrong_method, Flow};
+pub use routes::{
+    flow_router, no_route, query_routes, router, routes, serves, subject_routes, submit_routes, with_fallbacks, with_limits, wrong_method,
+    Flow,
+};

@@ -65,18 +65,21 @@ pub fn flow_router(xchange: Arc<Xchange>, flow: Flow) -> Router {
     with_fallbacks(flow.routes(&xchange))
 }
 
-fn submit_routes(intake: TaskIntake) -> Router {
+/// `POST /tasks` (the `SubmitTask` flow), without fallbacks.
+pub fn submit_routes(intake: TaskIntake) -> Router {
     Router::new().route("/tasks", post(submit_task)).with_state(intake)
 }
 
-fn subject_routes(subjects: Subjects) -> Router {
+/// The subject writes (the `Subjects` flow), without fallbacks.
+pub fn subject_routes(subjects: Subjects) -> Router {
     Router::new()
         .route("/subjects", post(create_subject))
         .route("/subjects/{subject_id}", patch(patch_subject).delete(delete_subject))
         .with_state(subjects)
 }
 
-fn query_routes(queries: Queries, subjects: Subjects) -> Router {
+/// The read routes (the `Queries` flow), without fallbacks.
+pub fn query_routes(queries: Queries, subjects: Subjects) -> Router {
     let tasks = Router::new()
         .route("/tasks/{task_id}", get(get_task))
         .route("/tasks/{task_id}/output", get(task_output))

@@ -18,13 +18,20 @@ use serde_json::Value;
 /// Orcade's flows in this process.
 #[derive(Clone)]
 pub struct InProcessOrcade {
-    creator: JobCreator,
+    /// `None` in a function that only reads outcomes.
+    creator: Option<JobCreator>,
     queries: Queries,
 }
 
 impl InProcessOrcade {
     pub fn new(creator: JobCreator, queries: Queries) -> Self {
-        Self { creator, queries }
+        Self { creator: Some(creator), queries }
+    }
+
+    /// Orcade's outcomes only, for a function that creates no job (the bidding-outcome and
+    /// deadline functions on AWS): a create is refused, saying so.
+    pub fn reader(queries: Queries) -> Self {
+        Self { creator: None, queries }
     }
 }
 
@@ -35,7 +42,10 @@ fn unavailable(e: OrcadeError) -> BiddingError {
 #[async_trait]
 impl Bidding for InProcessOrcade {
     async fn create_job(&self, request: &Value) -> Result<(), BiddingError> {
-        match self.creator.create_job(request).await {
+        let Some(creator) = &self.creator else {
+            return Err(BiddingError::Unavailable("this function reads bid jobs' outcomes only; it creates no job".into()));
+        };
+        match creator.create_job(request).await {
             Ok(_) | Err(OrcadeError::JobIdTaken(_)) => Ok(()),
             Err(e @ OrcadeError::Internal(_)) => Err(unavailable(e)),
             Err(e) => Err(BiddingError::Refused(e.to_string())),

@@ -25,7 +25,7 @@ pub use agora_schema::{fields, Entity, FieldError, FunctionSpec, ValidationError
 pub use hook_io::{OpenAnswer, OpenInput, SelectorInput, SelectorOutput};
 pub use request::{parse_subject_patch, parse_subject_request, parse_task_request};
 pub use status::{AssignmentType, TaskStatus};
-pub use storage::{exchange_db, DEFAULT_EXCHANGE_ID, SUBJECTS, TASKS};
+pub use storage::{check_exchange_id, exchange_db, DEFAULT_EXCHANGE_ID, SUBJECTS, TASKS};
 pub use subject::ExchangeSubject;
 pub use task::ExchangeTask;
 

@@ -22,6 +22,16 @@ const EXCHANGE: DatabaseSpec = DatabaseSpec::new(
     ],
 );
 
+/// `EXCHANGE_ID` as a deployment sets it, trimmed, if it makes a database name on every store:
+/// letters, digits, `_` or `-`, 1 to 48 of them. Otherwise an error naming the variable.
+pub fn check_exchange_id(exchange_id: &str) -> Result<&str, String> {
+    let id = exchange_id.trim();
+    if id.is_empty() || id.len() > 48 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(format!("EXCHANGE_ID must be 1 to 48 letters, digits, '_' or '-', got {exchange_id:?}"));
+    }
+    Ok(id)
+}
+
 /// The database of the exchange `exchange_id`: `exchange_{exchange_id}`.
 pub fn exchange_db(exchange_id: &str) -> DatabaseSpec {
     EXCHANGE.named(format!("exchange_{exchange_id}"))
@@ -39,5 +49,14 @@ mod tests {
         assert_eq!(exchange_db(DEFAULT_EXCHANGE_ID).name(), "exchange_default");
         assert_eq!(db.collection(TASKS).unwrap().key, "task_id");
         assert_eq!(db.collection(SUBJECTS).unwrap().key, "subject_id");
+    }
+
+    #[test]
+    fn exchange_ids_make_database_names() {
+        assert_eq!(check_exchange_id(" acme-1_b "), Ok("acme-1_b"));
+        for bad in ["", "  ", "a.b", "a/b", "ünï", &"x".repeat(49)] {
+            let error = check_exchange_id(bad).expect_err(bad);
+            assert!(error.contains("EXCHANGE_ID"), "{error}");
+        }
     }
 }
