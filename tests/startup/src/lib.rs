@@ -107,6 +107,7 @@ async fn one_run(binary: &str, event: &Value, store: &str, dir: &std::path::Path
         .env("AGORA_EVALUATION_QUEUE_URL", "http://127.0.0.1:9/queue/evaluations")
         .env("AGORA_LIVE_QUEUE_URL", "http://127.0.0.1:9/queue/live")
         .env("AGORA_DELIVERY_QUEUE_URL", "http://127.0.0.1:9/queue/deliveries")
+        .env("AGORA_ASSIGNMENT_QUEUE_URL", "http://127.0.0.1:9/queue/assignments")
         .env("AGORA_LIVE_ENDPOINT", "http://127.0.0.1:9/live")
         .env("AWS_REGION", "us-east-1")
         .env("AWS_ACCESS_KEY_ID", "bench")

@@ -1,0 +1,175 @@
+//! Configuration from the environment, and the clients each function builds once per
+//! container, before its first event. Each function builds only its flows, and each flow holds
+//! only the ports it uses: `xchange-queries` opens the store alone, `xchange-assign` the store,
+//! the hooks, the delegate system, Orcade and the queues it feeds.
+//!
+//! | Variable | Meaning | Read by |
+//! |---|---|---|
+//! | `AGORA_STORE`, `MONGODB_URI`, `AGORA_DYNAMODB_TABLE` | the store (`agora_runtime::store_from_env`) | all |
+//! | `EXCHANGE_ID` | the exchange: database `exchange_{EXCHANGE_ID}` (default `default`) | all |
+//! | `AGORA_ASSIGNMENT_QUEUE_URL` | the SQS queue of assignments and bidding polls | submit-task, assign |
+//! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS` | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip fails the task saying so | assign |
+//! | `AGORA_BIDDING_TIMEOUT_MS` | bidding's time limit (24 h) | assign, bidding-outcome, deadline |
+//! | `AGORA_DEADLINE_FUNCTION_ARN`, `AGORA_DEADLINE_SCHEDULE_GROUP`, `AGORA_SCHEDULER_ROLE_ARN` | a bidding task's one-shot deadline; without the first and last, the polls alone end a task at its limit | assign |
+//! | `ORCADE_URL` | an Orcade elsewhere, over HTTP; unset, Orcade's flows in this stack | assign, bidding-outcome, deadline |
+//! | Orcade's variables (`functions/orcade/src/wiring.rs`: its delivery queue, close schedules, hooks) | Orcade in this stack: the job creator | assign |
+//! | hooks | see `agora_hooks_remote::HooksConfig`: selectors, acceptance functions | submit-task, subjects, assign |
+
+use agora_delegate::HttpDelegate;
+use agora_hooks_remote::{HooksConfig, RemoteHooks};
+use agora_runtime::BoxError;
+use agora_xchange_bidding::{HttpOrcade, InProcessOrcade, ORCADE_URL_ENV};
+use agora_xchange_core::ports::{Clock, NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
+use agora_xchange_core::{
+    xchange_hooks, Assigner, Bidder, Bidding, BiddingLimits, Queries, Repo, Settings, Subjects, TaskIntake, XchangeHooks,
+};
+use agora_xchange_schema::{check_exchange_id, exchange_db, DEFAULT_EXCHANGE_ID};
+use aws_config::SdkConfig;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Environment variable: the exchange this deployment is.
+pub const EXCHANGE_ID_ENV: &str = "EXCHANGE_ID";
+/// Environment variable: the assignment queue's URL.
+pub const ASSIGNMENT_QUEUE_URL_ENV: &str = "AGORA_ASSIGNMENT_QUEUE_URL";
+/// Environment variable: bidding's time limit in milliseconds.
+pub const BIDDING_TIMEOUT_ENV: &str = "AGORA_BIDDING_TIMEOUT_MS";
+/// Environment variable: the ARN of `xchange-deadline`, the one-shot deadlines' target.
+pub const DEADLINE_FUNCTION_ENV: &str = "AGORA_DEADLINE_FUNCTION_ARN";
+/// Environment variable: the schedule group of the deadlines.
+pub const DEADLINE_GROUP_ENV: &str = "AGORA_DEADLINE_SCHEDULE_GROUP";
+/// How long one call to an Orcade elsewhere may take.
+const ORCADE_CALL_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The exchange's id: `EXCHANGE_ID`, default `default`, checked.
+pub fn exchange_id_from_env() -> Result<String, BoxError> {
+    let id = agora_support::env::var(EXCHANGE_ID_ENV).unwrap_or_else(|| DEFAULT_EXCHANGE_ID.to_owned());
+    Ok(check_exchange_id(&id)?.to_owned())
+}
+
+/// Bidding's limits: `AGORA_BIDDING_TIMEOUT_MS` (a positive whole number of milliseconds;
+/// unset, 24 h).
+pub fn bidding_limits_from_env() -> Result<BiddingLimits, BoxError> {
+    let defaults = BiddingLimits::default();
+    let Some(text) = agora_support::env::var(BIDDING_TIMEOUT_ENV) else { return Ok(defaults) };
+    match text.parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(BiddingLimits { timeout: Duration::from_millis(ms), ..defaults }),
+        _ => Err(format!("{BIDDING_TIMEOUT_ENV} must be a positive whole number of milliseconds, got {text:?}").into()),
+    }
+}
+
+/// The exchange's database on the store of the environment.
+pub async fn repo_from_env() -> Result<Repo, BoxError> {
+    Ok(Repo::new(agora_runtime::store_from_env(exchange_db(&exchange_id_from_env()?)).await?))
+}
+
+/// Xchange's hooks from the environment (`HooksConfig::from_env`).
+pub fn hooks_from_env() -> Result<XchangeHooks, BoxError> {
+    Ok(xchange_hooks(Arc::new(RemoteHooks::new(&HooksConfig::from_env())?)))
+}
+
+fn assignments_from_env(sdk: &SdkConfig) -> Result<Arc<dyn WorkQueue>, BoxError> {
+    Ok(Arc::new(agora_aws::SqsQueue::from_env(sdk, ASSIGNMENT_QUEUE_URL_ENV)?))
+}
+
+fn clock() -> Arc<dyn Clock> {
+    Arc::new(SystemClock)
+}
+
+/// `xchange-submit-task`: the store, the selector hooks, the assignment queue.
+pub async fn intake_from_env() -> Result<TaskIntake, BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    Ok(TaskIntake::new(repo, hooks_from_env()?, assignments_from_env(&sdk)?, clock()))
+}
+
+/// `xchange-subjects`: the store and the hooks (a subject's `task_evaluation_function` is checked).
+pub async fn subjects_from_env() -> Result<Subjects, BoxError> {
+    Ok(Subjects::new(repo_from_env().await?, hooks_from_env()?))
+}
+
+/// `xchange-queries`: the store (the subjects flow serves `GET /subjects/{id}` from it).
+pub async fn queries_from_env() -> Result<(Queries, Subjects), BoxError> {
+    let repo = repo_from_env().await?;
+    Ok((Queries::new(repo.clone()), Subjects::new(repo, hooks_from_env()?)))
+}
+
+/// Orcade for bidding mode: at `ORCADE_URL` when set, else Orcade's flows in this stack. Only
+/// `xchange-assign` creates jobs (`creates`); the other functions read outcomes, which needs
+/// Orcade's store alone.
+async fn bidding_from_env(creates: bool) -> Result<Arc<dyn Bidding>, BoxError> {
+    if let Some(url) = agora_support::env::var(ORCADE_URL_ENV) {
+        let http = HttpOrcade::new(&url, ORCADE_CALL_TIMEOUT)?;
+        tracing::info!(orcade = http.base(), "bidding mode uses the Orcade at ORCADE_URL");
+        return Ok(Arc::new(http));
+    }
+    let queries = agora_orcade_functions::wiring::queries_from_env().await?;
+    Ok(Arc::new(match creates {
+        true => InProcessOrcade::new(agora_orcade_functions::wiring::creator_from_env().await?, queries),
+        false => InProcessOrcade::reader(queries),
+    }))
+}
+
+/// A bidding task's one-shot deadlines: `xchange-deadline` in the group
+/// `AGORA_DEADLINE_SCHEDULE_GROUP`, when its ARN and the scheduler's role are set.
+fn deadlines_from_env(sdk: &SdkConfig) -> Arc<dyn OneShotSchedules> {
+    let target = match (agora_support::env::var(DEADLINE_FUNCTION_ENV), agora_support::env::var(agora_aws::scheduler::ROLE_ENV)) {
+        (Some(function_arn), Some(role_arn)) => agora_aws::ScheduleTarget {
+            group: agora_support::env::var(DEADLINE_GROUP_ENV).unwrap_or_else(|| agora_aws::scheduler::DEFAULT_GROUP.to_owned()),
+            function_arn,
+            role_arn,
+        },
+        _ => {
+            tracing::info!(
+                "no one-shot bidding deadlines ({DEADLINE_FUNCTION_ENV} or the scheduler's role unset); the polls end a task at its limit"
+            );
+            return Arc::new(NoSchedules);
+        }
+    };
+    Arc::new(agora_aws::OneShotScheduler::new(aws_sdk_scheduler::Client::new(sdk), target))
+}
+
+/// The bidding flow: the store, Orcade, the assignment queue (its polls), the deadlines.
+async fn bidder(repo: &Repo, sdk: &SdkConfig, creates: bool) -> Result<Bidder, BoxError> {
+    let deadlines: Arc<dyn OneShotSchedules> = if creates { deadlines_from_env(sdk) } else { Arc::new(NoSchedules) };
+    Ok(Bidder::new(
+        repo.clone(),
+        bidding_from_env(creates).await?,
+        assignments_from_env(sdk)?,
+        deadlines,
+        clock(),
+        bidding_limits_from_env()?,
+    ))
+}
+
+/// `xchange-assign`: the assigner (the store, the hooks, the delegate system) and the bidder
+/// (Orcade, the assignment queue for its polls, the deadlines).
+pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    let delegate = HttpDelegate::from_env()?;
+    match delegate.endpoint() {
+        Some(endpoint) => tracing::info!(endpoint, "delegate round trips go to the delegate system"),
+        None => tracing::warn!("DELEGATE_API_URL is not set: every delegate round trip fails its task saying so"),
+    }
+    let settings = Settings::new(delegate.timeout(), bidding_limits_from_env()?);
+    let bidder = bidder(&repo, &sdk, true).await?;
+    let assigner = Assigner::new(
+        repo,
+        hooks_from_env()?,
+        Arc::new(delegate),
+        bidder.clone(),
+        clock(),
+        settings.assignment_lease,
+        settings.delegate_timeout,
+    );
+    Ok((assigner, bidder))
+}
+
+/// `xchange-bidding-outcome` and `xchange-deadline`: the bidder, reading outcomes (the store,
+/// Orcade's store or `ORCADE_URL`, the assignment queue).
+pub async fn outcome_reader_from_env() -> Result<Bidder, BoxError> {
+    let repo = repo_from_env().await?;
+    let sdk = agora_aws::config::load().await;
+    bidder(&repo, &sdk, false).await
+}
