@@ -2,6 +2,7 @@
 //! own data folder, an HTTP client, the spec's example task as a create request, and small
 //! HTTP servers that play hooks.
 
+pub mod crash;
 pub mod lambda;
 pub mod load;
 pub mod template;

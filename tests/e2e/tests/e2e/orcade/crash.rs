@@ -4,62 +4,15 @@
 //! evaluator's decision is applied once, and every round trip of §5 is stored exactly once.
 
 use super::{bid, closed_job, id_of};
-use agora_e2e::{temp_dir, wait_until, HookServer, ServerProcess, StubServer};
+use agora_e2e::crash::{recovery, ServerData};
+use agora_e2e::{wait_until, HookServer, ServerProcess, StubServer};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-/// The recovery allowed after a restart: the claims' lease is 1 s and the delegate's time limit
-/// 2 s here; on MongoDB a transaction the kill left open holds its documents until the server's
-/// transaction lifetime (60 s) ends it.
-fn recovery() -> Duration {
-    if std::env::var("AGORA_E2E_STORE").is_ok_and(|s| s == "mongodb") {
-        Duration::from_secs(90)
-    } else {
-        Duration::from_secs(30)
-    }
-}
-
-/// One server's data and the options that start a server on it, calling `delegate`.
-struct Data {
-    dir: std::path::PathBuf,
-    args: Vec<String>,
-}
-
-impl Drop for Data {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-impl Data {
-    fn new(delegate: &StubServer) -> Data {
-        let dir = temp_dir("orcade-crash");
-        let mut args: Vec<String> = [
-            "--data-dir",
-            &dir.display().to_string(),
-            "--sweep-interval-ms",
-            "100",
-            "--claim-lease-ms",
-            "1000",
-            "--retry-delay-ms",
-            "100",
-            "--delegate-api-url",
-            &delegate.url,
-            "--delegate-timeout-ms",
-            "2000",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if let Some(kind) = std::env::var("AGORA_E2E_STORE").ok().filter(|k| !k.is_empty()) {
-            args.extend(["--store".into(), kind, "--store-namespace".into(), format!("ocrash_{}", uuid::Uuid::new_v4().simple())]);
-        }
-        Data { dir, args }
-    }
-
-    fn start(&self) -> ServerProcess {
-        ServerProcess::start(env!("CARGO_BIN_EXE_agora-e2e-local"), &self.args, &[])
-    }
+/// A server's data, its delegate calls to `delegate` under a 2 s time limit.
+fn server_data(delegate: &StubServer) -> ServerData {
+    let args = ["--delegate-api-url", &delegate.url, "--delegate-timeout-ms", "2000"];
+    ServerData::new(env!("CARGO_BIN_EXE_agora-e2e-local"), "ocrash", &args)
 }
 
 /// A delegate system that answers after `delay`.
@@ -132,7 +85,7 @@ async fn killed_during_a_slow_evaluator_the_job_gets_one_winner_after_the_restar
         (200, json!({"status": "resolved", "winner_subject_id": first, "result_data": {}}).to_string())
     })
     .await;
-    let data_dir = Data::new(&delegate);
+    let data_dir = server_data(&delegate);
     let server = data_dir.start();
     let mut request = closed_job();
     request["bid_job_evaluator_id"] = json!(evaluator.url);
@@ -160,7 +113,7 @@ async fn killed_during_a_slow_evaluator_the_job_gets_one_winner_after_the_restar
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn killed_during_slow_delegate_calls_every_round_trip_is_stored_once_after_the_restart() {
     let delegate = delegate(Duration::from_millis(1500)).await;
-    let data_dir = Data::new(&delegate);
+    let data_dir = server_data(&delegate);
     let server = data_dir.start();
     let mut request = closed_job();
     request["bid_job_subject_ids"] = json!(["d1", "d2", "d3"]);

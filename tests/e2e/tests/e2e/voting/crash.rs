@@ -5,53 +5,16 @@
 //! acknowledged vote is stored, every stored qualified vote of a public task is counted, and no
 //! private task whose members' votes are all stored stays `started`.
 
-use agora_e2e::{example_request, public_request, temp_dir, vote_body, HookServer, ServerProcess, REVIEWERS};
+use agora_e2e::crash::{recovery, ServerData};
+use agora_e2e::{example_request, public_request, vote_body, HookServer, ServerProcess, REVIEWERS};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long the tests allow for recovery after a restart: the claims' lease is 1 s here; on
-/// MongoDB a transaction the kill left open holds its documents until the server's transaction
-/// lifetime (60 s by default) ends it, which bounds recovery there.
-fn recovery() -> Duration {
-    if std::env::var("AGORA_E2E_STORE").is_ok_and(|s| s == "mongodb") {
-        Duration::from_secs(90)
-    } else {
-        Duration::from_secs(20)
-    }
-}
-
-/// One server's data: where it is kept, and the options that start a server on it.
-struct Data {
-    dir: std::path::PathBuf,
-    args: Vec<String>,
-}
-
-impl Drop for Data {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-impl Data {
-    fn new() -> Data {
-        let dir = temp_dir("crash");
-        let mut args: Vec<String> =
-            ["--data-dir", &dir.display().to_string(), "--sweep-interval-ms", "100", "--claim-lease-ms", "1000", "--retry-delay-ms", "100"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-        if let Some(kind) = std::env::var("AGORA_E2E_STORE").ok().filter(|k| !k.is_empty()) {
-            args.extend(["--store".into(), kind, "--store-namespace".into(), format!("crash_{}", uuid::Uuid::new_v4().simple())]);
-        }
-        Data { dir, args }
-    }
-
-    fn start(&self) -> ServerProcess {
-        ServerProcess::start(env!("CARGO_BIN_EXE_agora-e2e-local"), &self.args, &[])
-    }
+fn data() -> ServerData {
+    ServerData::new(env!("CARGO_BIN_EXE_agora-e2e-local"), "crash", &[])
 }
 
 async fn status_of(server: &ServerProcess, id: &str) -> Option<String> {
@@ -129,7 +92,7 @@ async fn complete_once(server: &ServerProcess, id: &str, post_award: &HookServer
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn killed_right_after_the_triggering_votes_reply_the_evaluation_still_runs_once() {
-    let data = Data::new();
+    let data = data();
     let server = data.start();
     let (id, evaluation, post_award) = slow_private_task(&server, Duration::from_millis(1500)).await;
     vote_every_reviewer(&server, &id).await;
@@ -143,7 +106,7 @@ async fn killed_right_after_the_triggering_votes_reply_the_evaluation_still_runs
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn killed_during_a_slow_evaluation_hook_the_task_completes_once_after_the_restart() {
-    let data = Data::new();
+    let data = data();
     let server = data.start();
     let (id, evaluation, post_award) = slow_private_task(&server, Duration::from_millis(3000)).await;
     vote_every_reviewer(&server, &id).await;
@@ -201,7 +164,7 @@ async fn killed_during_a_burst_of_votes_nothing_acknowledged_is_lost_and_every_t
     const DURATION: usize = 25;
     const PUBLIC_VOTERS: usize = 50;
     const MEMBERS: usize = 20;
-    let data = Data::new();
+    let data = data();
     let server = data.start();
     let public = create(&server, &public_request(DURATION as i64)).await;
     let mut private_request = example_request();

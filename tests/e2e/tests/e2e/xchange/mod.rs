@@ -2,10 +2,11 @@
 //! each assignment mode from `POST /tasks` to a final status, with delegate systems, selectors
 //! and acceptance functions played by real HTTP servers and bidding through this server's
 //! Orcade; every route of §3 in its envelope; concurrent tasks delivered once each; bad input
-//! refused by name with nothing stored changed.
+//! refused by name with nothing stored changed; a `kill -9` loses no acknowledged task.
 
 mod bad_input;
 mod concurrency;
+mod crash;
 mod flow;
 mod routes;
 
