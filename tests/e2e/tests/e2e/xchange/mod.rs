@@ -8,6 +8,7 @@ mod bad_input;
 mod concurrency;
 mod crash;
 mod flow;
+mod remote_orcade;
 mod routes;
 
 use agora_e2e::{wait_until, Server, StubServer};

@@ -1,0 +1,68 @@
+//! Bidding mode with Orcade elsewhere (`ORCADE_URL`): one local server is the Orcade, another
+//! the exchange, which creates its bid jobs over Orcade's HTTP API and learns their outcomes by
+//! polling (no event crosses from another deployment).
+
+use super::{data, final_output, id_of, post_subject, post_task, task};
+use agora_e2e::Server;
+use serde_json::{json, Value};
+
+fn bidding_task(assignment: Value) -> Value {
+    json!({"task_assignment_type": "bidding", "task_data": {"doc": "q4.pdf"}, "task_metadata": {"task_assignment": assignment}})
+}
+
+async fn job_of(exchange: &Server, id: &str) -> String {
+    agora_e2e::wait_until("the task bidding", super::SOON, || async {
+        let t = task(exchange, id).await;
+        t["task_metadata"]["bid_job_id"].as_str().map(str::to_owned)
+    })
+    .await
+}
+
+async fn bid(orcade: &Server, job: &str, subject: &str, bid_data: Value) -> u16 {
+    orcade.post(&format!("/bid-jobs/{job}/bids"), &json!({"bid_subject_id": subject, "bid_data": bid_data})).await.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_exchange_bids_through_an_orcade_at_orcade_url_and_polls_its_outcomes() {
+    let orcade = Server::start().await;
+    let exchange = Server::start_with(|c| c.orcade_url = Some(orcade.base.clone())).await;
+    for (id, topics) in [("r1", json!(["translation"])), ("r2", json!(["translation"])), ("r3", json!(["legal"]))] {
+        post_subject(&exchange, &json!({"subject_id": id, "topics": topics})).await;
+    }
+
+    // The job lives on the Orcade server, with the roster the exchange resolved from topics.
+    let assignment = json!({"bid_job_evaluator_id": "builtin:lowest-price", "topics": ["translation"],
+                            "bid_job_description": {"task_type": "translate_document"}});
+    let id = id_of(&post_task(&exchange, &bidding_task(assignment)).await);
+    let job = job_of(&exchange, &id).await;
+    let stored = data(&orcade, &format!("/bid-jobs/{job}")).await;
+    assert_eq!(stored["bid_job_subject_ids"], json!(["r1", "r2"]), "{stored}");
+    assert_eq!(stored["bid_job_description"], json!({"task_type": "translate_document"}));
+    assert_eq!(exchange.get(&format!("/bid-jobs/{job}")).await.0, 404, "not on the exchange's own Orcade");
+    assert_eq!(data(&exchange, &format!("/tasks/{id}/output")).await["task_assignment_status"], json!("bidding"));
+
+    // The agents bid on Orcade; the exchange's polls find the winner's bid_winner.
+    assert_eq!(bid(&orcade, &job, "r1", json!({"price_usd": 50})).await, 201);
+    assert_eq!(bid(&orcade, &job, "r2", json!({"price_usd": 40})).await, 201);
+    let output = final_output(&exchange, &id, "completed").await;
+    let results = data(&orcade, &format!("/bid-jobs/{job}/task-results")).await;
+    let winner = results.as_array().into_iter().flatten().find(|r| r["task_type"] == json!("bid_winner")).cloned();
+    assert_eq!(Some(&output), winner.as_ref(), "task_output is Orcade's bid_winner result");
+    assert_eq!(output["bid_subject_id"], json!("r2"));
+
+    // No valid bids, as Orcade's evaluation record says over HTTP: failed.
+    let assignment = json!({"bid_job_evaluator_id": "builtin:lowest-price", "bid_job_subject_ids": ["r1"],
+                            "bid_job_pqt_id": "builtin:min-confidence", "bid_job_metadata": {"parameters": {"min": 0.9}}});
+    let id = id_of(&post_task(&exchange, &bidding_task(assignment)).await);
+    let job = job_of(&exchange, &id).await;
+    // Refused by the PQT and kept on file: the roster has answered, so the job closes.
+    assert_eq!(bid(&orcade, &job, "r1", json!({"price_usd": 10, "confidence": 0.2})).await, 409);
+    let output = final_output(&exchange, &id, "failed").await;
+    assert!(output["error"].as_str().is_some_and(|e| e.contains("no_valid_bids")), "{output}");
+
+    // A job Orcade refuses (an unknown evaluator builtin) fails the task with Orcade's words.
+    let id = id_of(&post_task(&exchange, &bidding_task(json!({"bid_job_evaluator_id": "builtin:no-such-rule"}))).await);
+    let output = final_output(&exchange, &id, "failed").await;
+    let error = output["error"].as_str().unwrap_or_default();
+    assert!(error.contains("Orcade refused") && error.contains("no-such-rule"), "{output}");
+}
