@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
+# The openssl command makes the RSA keys of the token tests (agora-auth); the machine image has it.
+if ! command -v openssl >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq openssl
+fi
+
 # Python packages: oracles (pref_voting), real servers (secantusdb, moto, NATS), the SAM CLI,
 # cfn-lint and cargo-lambda (with its zig).
 if [ ! -x .venv/bin/python ]; then

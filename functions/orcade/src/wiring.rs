@@ -52,30 +52,27 @@ fn closing(repo: &Repo, evaluations: Arc<dyn WorkQueue>) -> Closing {
     Closing::new(repo.clone(), evaluations, Arc::new(SystemClock), Settings::default().request_leases())
 }
 
-/// The job creator: the store, the hooks, the delivery queue (`bid_request`s) and one-shot
+/// The job creator over `repo`: the hooks, the delivery queue (`bid_request`s) and one-shot
 /// closes when their target is configured. `orcade-jobs` builds it, and so does Xchange's
 /// assignment function when Orcade runs in the same stack.
-pub async fn creator_from_env() -> Result<JobCreator, BoxError> {
-    let repo = repo_from_env().await?;
-    let sdk = agora_aws::config::load().await;
-    let schedules: Arc<dyn OneShotSchedules> = match agora_aws::OneShotScheduler::from_env(&sdk, CLOSE_FUNCTION_ENV) {
+pub fn creator(repo: &Repo, sdk: &SdkConfig) -> Result<JobCreator, BoxError> {
+    let schedules: Arc<dyn OneShotSchedules> = match agora_aws::OneShotScheduler::from_env(sdk, CLOSE_FUNCTION_ENV) {
         Ok(s) => Arc::new(s),
         Err(e) => {
             tracing::info!(reason = %e, "no one-shot close schedules; the sweep closes due jobs");
             Arc::new(NoSchedules)
         }
     };
-    let deliveries = queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?;
-    Ok(JobCreator::new(repo, hooks_from_env()?, deliveries, schedules, Arc::new(SystemClock)))
+    let deliveries = queue_from_env(sdk, DELIVERY_QUEUE_URL_ENV)?;
+    Ok(JobCreator::new(repo.clone(), hooks_from_env()?, deliveries, schedules, Arc::new(SystemClock)))
 }
 
 /// `orcade-jobs`: the creator, the closer (the evaluation queue) and the edits.
 pub async fn jobs_from_env() -> Result<(JobCreator, Closer, Edits), BoxError> {
-    let creator = creator_from_env().await?;
     let repo = repo_from_env().await?;
     let sdk = agora_aws::config::load().await;
     let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    Ok((creator, Closer::new(repo.clone(), Arc::new(SystemClock), closing), Edits::new(repo, hooks_from_env()?)))
+    Ok((creator(&repo, &sdk)?, Closer::new(repo.clone(), Arc::new(SystemClock), closing), Edits::new(repo, hooks_from_env()?)))
 }
 
 /// Where resolution events go: the queue at `AGORA_RESOLUTION_QUEUE_URL`, else nowhere.

@@ -94,18 +94,19 @@ pub async fn queries_from_env() -> Result<(Queries, Subjects), BoxError> {
     Ok((Queries::new(repo.clone()), Subjects::new(repo, hooks_from_env()?)))
 }
 
-/// Orcade for bidding mode: at `ORCADE_URL` when set, else Orcade's flows in this stack. Only
-/// `xchange-assign` creates jobs (`creates`); the other functions read outcomes, which needs
-/// Orcade's store alone.
-async fn bidding_from_env(creates: bool) -> Result<Arc<dyn Bidding>, BoxError> {
+/// Orcade for bidding mode: at `ORCADE_URL` when set, else Orcade's flows in this stack (its
+/// store opened here). Only `xchange-assign` creates jobs (`creates`); the other functions read
+/// outcomes, which needs Orcade's store alone.
+async fn bidding_from_env(creates: bool, sdk: &SdkConfig) -> Result<Arc<dyn Bidding>, BoxError> {
     if let Some(url) = agora_support::env::var(ORCADE_URL_ENV) {
         let http = HttpOrcade::new(&url, ORCADE_CALL_TIMEOUT)?;
         tracing::info!(orcade = http.base(), "bidding mode uses the Orcade at ORCADE_URL");
         return Ok(Arc::new(http));
     }
-    let queries = agora_orcade_functions::wiring::queries_from_env().await?;
+    let repo = agora_orcade_functions::wiring::repo_from_env().await?;
+    let queries = agora_orcade_core::Queries::new(repo.clone());
     Ok(Arc::new(match creates {
-        true => InProcessOrcade::new(agora_orcade_functions::wiring::creator_from_env().await?, queries),
+        true => InProcessOrcade::new(agora_orcade_functions::wiring::creator(&repo, sdk)?, queries),
         false => InProcessOrcade::reader(queries),
     }))
 }
@@ -129,23 +130,19 @@ fn deadlines_from_env(sdk: &SdkConfig) -> Arc<dyn OneShotSchedules> {
     Arc::new(agora_aws::OneShotScheduler::new(aws_sdk_scheduler::Client::new(sdk), target))
 }
 
-/// The bidding flow: the store, Orcade, the assignment queue (its polls), the deadlines.
-async fn bidder(repo: &Repo, sdk: &SdkConfig, creates: bool) -> Result<Bidder, BoxError> {
+/// The exchange's store and Orcade, opened at once (two databases: start-up waits for the
+/// slower, not for both in turn), and the bidding flow over them: the assignment queue (its
+/// polls) and, when it creates jobs, the deadlines.
+async fn bidder(creates: bool, sdk: &SdkConfig) -> Result<(Repo, Bidder), BoxError> {
+    let (repo, bidding) = tokio::try_join!(repo_from_env(), bidding_from_env(creates, sdk))?;
     let deadlines: Arc<dyn OneShotSchedules> = if creates { deadlines_from_env(sdk) } else { Arc::new(NoSchedules) };
-    Ok(Bidder::new(
-        repo.clone(),
-        bidding_from_env(creates).await?,
-        assignments_from_env(sdk)?,
-        deadlines,
-        clock(),
-        bidding_limits_from_env()?,
-    ))
+    let bidder = Bidder::new(repo.clone(), bidding, assignments_from_env(sdk)?, deadlines, clock(), bidding_limits_from_env()?);
+    Ok((repo, bidder))
 }
 
 /// `xchange-assign`: the assigner (the store, the hooks, the delegate system) and the bidder
 /// (Orcade, the assignment queue for its polls, the deadlines).
 pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
-    let repo = repo_from_env().await?;
     let sdk = agora_aws::config::load().await;
     let delegate = HttpDelegate::from_env()?;
     match delegate.endpoint() {
@@ -153,7 +150,7 @@ pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
         None => tracing::warn!("DELEGATE_API_URL is not set: every delegate round trip fails its task saying so"),
     }
     let settings = Settings::new(delegate.timeout(), bidding_limits_from_env()?);
-    let bidder = bidder(&repo, &sdk, true).await?;
+    let (repo, bidder) = bidder(true, &sdk).await?;
     let assigner = Assigner::new(
         repo,
         hooks_from_env()?,
@@ -169,7 +166,6 @@ pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
 /// `xchange-bidding-outcome` and `xchange-deadline`: the bidder, reading outcomes (the store,
 /// Orcade's store or `ORCADE_URL`, the assignment queue).
 pub async fn outcome_reader_from_env() -> Result<Bidder, BoxError> {
-    let repo = repo_from_env().await?;
     let sdk = agora_aws::config::load().await;
-    bidder(&repo, &sdk, false).await
+    Ok(bidder(false, &sdk).await?.1)
 }
