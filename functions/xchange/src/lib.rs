@@ -45,10 +45,7 @@ impl HttpFunction {
         let routes = match self {
             HttpFunction::SubmitTask => submit_routes(wiring::intake_from_env().await?),
             HttpFunction::Subjects => subject_routes(wiring::subjects_from_env().await?),
-            HttpFunction::Queries => {
-                let (queries, subjects) = wiring::queries_from_env().await?;
-                query_routes(queries, subjects)
-            }
+            HttpFunction::Queries => query_routes(wiring::queries_from_env().await?),
         };
         Ok(with_fallbacks(routes))
     }

@@ -88,10 +88,9 @@ pub async fn subjects_from_env() -> Result<Subjects, BoxError> {
     Ok(Subjects::new(repo_from_env().await?, hooks_from_env()?))
 }
 
-/// `xchange-queries`: the store (the subjects flow serves `GET /subjects/{id}` from it).
-pub async fn queries_from_env() -> Result<(Queries, Subjects), BoxError> {
-    let repo = repo_from_env().await?;
-    Ok((Queries::new(repo.clone()), Subjects::new(repo, hooks_from_env()?)))
+/// `xchange-queries`: the store alone.
+pub async fn queries_from_env() -> Result<Queries, BoxError> {
+    Ok(Queries::new(repo_from_env().await?))
 }
 
 /// Orcade for bidding mode: at `ORCADE_URL` when set, else Orcade's flows in this stack (its

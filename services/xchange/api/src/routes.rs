@@ -45,7 +45,7 @@ impl Flow {
         match self {
             Flow::SubmitTask => submit_routes(xchange.intake().clone()),
             Flow::Subjects => subject_routes(xchange.subjects().clone()),
-            Flow::Queries => query_routes(xchange.queries().clone(), xchange.subjects().clone()),
+            Flow::Queries => query_routes(xchange.queries().clone()),
         }
     }
 }
@@ -79,15 +79,14 @@ pub fn subject_routes(subjects: Subjects) -> Router {
 }
 
 /// The read routes (the `Queries` flow), without fallbacks.
-pub fn query_routes(queries: Queries, subjects: Subjects) -> Router {
-    let tasks = Router::new()
+pub fn query_routes(queries: Queries) -> Router {
+    Router::new()
         .route("/tasks/{task_id}", get(get_task))
         .route("/tasks/{task_id}/output", get(task_output))
         .route("/tasks/query", post(query_tasks))
         .route("/subjects/query", post(query_subjects))
-        .with_state(queries);
-    // Reading a subject needs the store alone; the subjects flow holds it.
-    tasks.merge(Router::new().route("/subjects/{subject_id}", get(get_subject)).with_state(subjects))
+        .route("/subjects/{subject_id}", get(get_subject))
+        .with_state(queries)
 }
 
 /// The 404 and 405 answers in the envelope, the body limit and the head limits. Set once per
@@ -140,8 +139,8 @@ async fn create_subject(State(subjects): State<Subjects>, Body(body): Body) -> R
     Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": subject}))).into_response())
 }
 
-async fn get_subject(State(subjects): State<Subjects>, Segment(id): Segment) -> Reply {
-    Ok(raw(StatusCode::OK, subjects.get(&id).await?.get()))
+async fn get_subject(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+    Ok(raw(StatusCode::OK, queries.subject(&id).await?.get()))
 }
 
 async fn patch_subject(State(subjects): State<Subjects>, Segment(id): Segment, Body(body): Body) -> Reply {

@@ -35,6 +35,11 @@ impl Queries {
         Ok(json!({"task_assignment_status": task.task_assignment_status, "task_output": task.task_output}))
     }
 
+    /// `GET /subjects/{id}`.
+    pub async fn subject(&self, id: &str) -> Result<Json, XchangeError> {
+        self.repo.subject_raw(id).await?.ok_or_else(|| XchangeError::UnknownSubject(id.to_owned()))
+    }
+
     /// `POST /tasks/query?limit=&skip=`, streamed.
     pub async fn stream_tasks(&self, filter: &Value, page: Page) -> Result<DocStream, XchangeError> {
         self.repo.stream(TASKS, &filter_of(filter)?, page).await

@@ -49,11 +49,6 @@ impl Subjects {
         super::check_function(&self.hooks, Hook::Acceptance, function_id)
     }
 
-    /// `GET /subjects/{id}`.
-    pub async fn get(&self, id: &str) -> Result<Json, XchangeError> {
-        self.repo.subject_raw(id).await?.ok_or_else(|| XchangeError::UnknownSubject(id.to_owned()))
-    }
-
     /// `PATCH /subjects/{id}`.
     pub async fn patch(&self, id: &str, body: &Value) -> Result<Json, XchangeError> {
         let unknown = || XchangeError::UnknownSubject(id.to_owned());
