@@ -43,6 +43,11 @@ pub async fn repo_from_env() -> Result<Repo, BoxError> {
     Ok(Repo::new(agora_runtime::store_from_env(ORCADE_DB).await?))
 }
 
+/// Orcade's database on a backend another service's function opened (one connection for both).
+pub async fn repo_on(backend: &agora_runtime::StoreBackend) -> Result<Repo, BoxError> {
+    Ok(Repo::new(backend.open(ORCADE_DB, None).await?))
+}
+
 fn queue_from_env(sdk: &SdkConfig, url_env: &str) -> Result<Arc<dyn WorkQueue>, BoxError> {
     Ok(Arc::new(agora_aws::SqsQueue::from_env(sdk, url_env)?))
 }

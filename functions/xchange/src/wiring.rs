@@ -17,7 +17,7 @@
 
 use agora_delegate::HttpDelegate;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
-use agora_runtime::BoxError;
+use agora_runtime::{BoxError, StoreBackend};
 use agora_xchange_bidding::{HttpOrcade, InProcessOrcade, ORCADE_URL_ENV};
 use agora_xchange_core::ports::{Clock, NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
 use agora_xchange_core::{
@@ -60,7 +60,12 @@ pub fn bidding_limits_from_env() -> Result<BiddingLimits, BoxError> {
 
 /// The exchange's database on the store of the environment.
 pub async fn repo_from_env() -> Result<Repo, BoxError> {
-    Ok(Repo::new(agora_runtime::store_from_env(exchange_db(&exchange_id_from_env()?)).await?))
+    repo_on(&StoreBackend::from_env().await?).await
+}
+
+/// The exchange's database on `backend`.
+async fn repo_on(backend: &StoreBackend) -> Result<Repo, BoxError> {
+    Ok(Repo::new(backend.open(exchange_db(&exchange_id_from_env()?), None).await?))
 }
 
 /// Xchange's hooks from the environment (`HooksConfig::from_env`).
@@ -94,15 +99,15 @@ pub async fn queries_from_env() -> Result<Queries, BoxError> {
 }
 
 /// Orcade for bidding mode: at `ORCADE_URL` when set, else Orcade's flows in this stack (its
-/// store opened here). Only `xchange-assign` creates jobs (`creates`); the other functions read
-/// outcomes, which needs Orcade's store alone.
-async fn bidding_from_env(creates: bool, sdk: &SdkConfig) -> Result<Arc<dyn Bidding>, BoxError> {
+/// database opened on `backend`). Only `xchange-assign` creates jobs (`creates`); the other
+/// functions read outcomes, which needs Orcade's store alone.
+async fn bidding_from_env(creates: bool, backend: &StoreBackend, sdk: &SdkConfig) -> Result<Arc<dyn Bidding>, BoxError> {
     if let Some(url) = agora_support::env::var(ORCADE_URL_ENV) {
         let http = HttpOrcade::new(&url, ORCADE_CALL_TIMEOUT)?;
         tracing::info!(orcade = http.base(), "bidding mode uses the Orcade at ORCADE_URL");
         return Ok(Arc::new(http));
     }
-    let repo = agora_orcade_functions::wiring::repo_from_env().await?;
+    let repo = agora_orcade_functions::wiring::repo_on(backend).await?;
     let queries = agora_orcade_core::Queries::new(repo.clone());
     Ok(Arc::new(match creates {
         true => InProcessOrcade::new(agora_orcade_functions::wiring::creator(&repo, sdk)?, queries),
@@ -129,11 +134,14 @@ fn deadlines_from_env(sdk: &SdkConfig) -> Arc<dyn OneShotSchedules> {
     Arc::new(agora_aws::OneShotScheduler::new(aws_sdk_scheduler::Client::new(sdk), target))
 }
 
-/// The exchange's store and Orcade, opened at once (two databases: start-up waits for the
-/// slower, not for both in turn), and the bidding flow over them: the assignment queue (its
-/// polls) and, when it creates jobs, the deadlines.
+/// The exchange's store and Orcade's, two databases on one connection to the backend (a cold
+/// start's cost is the connection, then one read per database: see `agora_store_mongodb`), and
+/// the bidding flow over them: the assignment queue (its polls) and, when it creates jobs, the
+/// deadlines.
 async fn bidder(creates: bool, sdk: &SdkConfig) -> Result<(Repo, Bidder), BoxError> {
-    let (repo, bidding) = tokio::try_join!(repo_from_env(), bidding_from_env(creates, sdk))?;
+    let backend = StoreBackend::from_env().await?;
+    let repo = repo_on(&backend).await?;
+    let bidding = bidding_from_env(creates, &backend, sdk).await?;
     let deadlines: Arc<dyn OneShotSchedules> = if creates { deadlines_from_env(sdk) } else { Arc::new(NoSchedules) };
     let bidder = Bidder::new(repo.clone(), bidding, assignments_from_env(sdk)?, deadlines, clock(), bidding_limits_from_env()?);
     Ok((repo, bidder))

@@ -44,56 +44,101 @@ impl std::str::FromStr for StoreKind {
     }
 }
 
-/// Opens the database `db` on the store of `kind`. The embedded store keeps each database in
-/// its own SQLite file in `embedded_dir` (`<dir>/<database>.sqlite`); the others read
-/// `MONGODB_URI`, or the DynamoDB variables and the standard AWS environment. `namespace`
-/// replaces the MongoDB database name (the spec's, e.g. `voting_db`) or the DynamoDB table
-/// name, so that several servers can share one database server (tests). With a DynamoDB
-/// endpoint override (a local server) the table is created when missing.
+/// Why a build without the `embedded` feature cannot open the embedded store.
+#[cfg(not(feature = "embedded"))]
+const NO_EMBEDDED: &str =
+    "this build has no embedded store (agora-runtime's `embedded` feature is off, as in the Lambda functions): use mongodb or dynamodb";
+
+/// The backend a process keeps its databases on, connected once: the embedded store's folder,
+/// one MongoDB deployment (one client, checked once), or one DynamoDB client. A process holding
+/// several databases (a function reading two services' data, the local server) opens them all on
+/// one backend, so that the second costs no new connection.
+#[derive(Clone, Debug)]
+pub enum StoreBackend {
+    /// The embedded store: each database in its own SQLite file in the folder
+    /// (`<dir>/<database>.sqlite`).
+    Embedded(std::path::PathBuf),
+    /// A MongoDB deployment (`MONGODB_URI`).
+    MongoDb(agora_store_mongodb::MongoDeployment),
+    /// DynamoDB (the DynamoDB variables and the standard AWS environment): the table every
+    /// database shares unless a namespace names another, and whether the endpoint is a local
+    /// server (whose tables are created when missing).
+    DynamoDb { client: aws_sdk_dynamodb::Client, table: String, local: bool },
+}
+
+impl StoreBackend {
+    /// Connects to the backend of `kind`: reads `MONGODB_URI`, or the DynamoDB variables and
+    /// the standard AWS environment; the embedded store keeps its files in `embedded_dir`.
+    pub async fn connect(kind: StoreKind, embedded_dir: &Path) -> Result<StoreBackend, BoxError> {
+        Ok(match kind {
+            #[cfg(feature = "embedded")]
+            StoreKind::Embedded => StoreBackend::Embedded(embedded_dir.to_owned()),
+            #[cfg(not(feature = "embedded"))]
+            StoreKind::Embedded => {
+                let _ = embedded_dir;
+                return Err(NO_EMBEDDED.into());
+            }
+            StoreKind::MongoDb => {
+                let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
+                StoreBackend::MongoDb(agora_store_mongodb::MongoDeployment::connect(&uri).await?)
+            }
+            StoreKind::DynamoDb => {
+                let config = agora_store_dynamodb::DynamoConfig::from_env();
+                StoreBackend::DynamoDb { client: config.client().await?, local: config.endpoint.is_some(), table: config.table }
+            }
+        })
+    }
+
+    /// A Lambda function's backend: `AGORA_STORE` (`mongodb` unless set; `AGORA_EMBEDDED_DIR`,
+    /// default `/tmp/agora`, for the embedded one).
+    pub async fn from_env() -> Result<StoreBackend, BoxError> {
+        let kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
+        let embedded = std::path::PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
+        StoreBackend::connect(kind, &embedded).await
+    }
+
+    /// Opens the database `db`. `namespace` replaces the MongoDB database name (the spec's, e.g.
+    /// `voting_db`) or the DynamoDB table name, so that several servers can share one database
+    /// server (tests).
+    pub async fn open(&self, db: DatabaseSpec, namespace: Option<&str>) -> Result<Arc<dyn DocumentStore>, BoxError> {
+        Ok(match self {
+            #[cfg(feature = "embedded")]
+            StoreBackend::Embedded(dir) => Arc::new(agora_store_embedded::EmbeddedStore::open_in(dir, db)?),
+            #[cfg(not(feature = "embedded"))]
+            StoreBackend::Embedded(_) => return Err(NO_EMBEDDED.into()),
+            StoreBackend::MongoDb(deployment) => {
+                let db = match namespace {
+                    Some(name) => db.named(name.to_owned()),
+                    None => db,
+                };
+                Arc::new(deployment.open(db).await?)
+            }
+            StoreBackend::DynamoDb { client, table, local } => {
+                let store = agora_store_dynamodb::DynamoStore::with_client(client.clone(), namespace.unwrap_or(table), db)?;
+                if *local {
+                    store.ensure_table().await?;
+                }
+                Arc::new(store)
+            }
+        })
+    }
+}
+
+/// Opens the database `db` on a backend of `kind` connected for it alone
+/// ([`StoreBackend::connect`], [`StoreBackend::open`]).
 pub async fn open_store(
     kind: StoreKind,
     embedded_dir: &Path,
     db: DatabaseSpec,
     namespace: Option<&str>,
 ) -> Result<Arc<dyn DocumentStore>, BoxError> {
-    Ok(match kind {
-        #[cfg(feature = "embedded")]
-        StoreKind::Embedded => Arc::new(agora_store_embedded::EmbeddedStore::open_in(embedded_dir, db)?),
-        #[cfg(not(feature = "embedded"))]
-        StoreKind::Embedded => {
-            let _ = embedded_dir;
-            return Err("this build has no embedded store (agora-runtime's `embedded` feature is off, as in the Lambda functions): use mongodb or dynamodb".into());
-        }
-        StoreKind::MongoDb => {
-            let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
-            let db = match namespace {
-                Some(name) => db.named(name.to_owned()),
-                None => db,
-            };
-            Arc::new(agora_store_mongodb::MongoStore::connect(&uri, db).await?)
-        }
-        StoreKind::DynamoDb => {
-            let mut config = agora_store_dynamodb::DynamoConfig::from_env();
-            if let Some(table) = namespace {
-                config.table = table.to_owned();
-            }
-            let local = config.endpoint.is_some();
-            let store = agora_store_dynamodb::DynamoStore::connect(config, db).await?;
-            if local {
-                store.ensure_table().await?;
-            }
-            Arc::new(store)
-        }
-    })
+    StoreBackend::connect(kind, embedded_dir).await?.open(db, namespace).await
 }
 
-/// A Lambda function's store: the database `db` on the store of `AGORA_STORE` (`mongodb` unless
-/// set; `AGORA_EMBEDDED_DIR`, default `/tmp/agora`, for the embedded one), as [`open_store`]
-/// opens it.
+/// A Lambda function's store: the database `db` on [`StoreBackend::from_env`]. A function
+/// holding two databases opens both on one backend instead.
 pub async fn store_from_env(db: DatabaseSpec) -> Result<Arc<dyn DocumentStore>, BoxError> {
-    let kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
-    let embedded = std::path::PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
-    open_store(kind, &embedded, db, None).await
+    StoreBackend::from_env().await?.open(db, None).await
 }
 
 /// The publishers of §5.1 that are not the local inbox.

@@ -43,7 +43,7 @@ impl DynamoConfig {
     /// Builds a DynamoDB client from [`agora_aws_config::load`]: HTTPS through rustls (ring),
     /// region and credentials from the standard AWS chain; with an endpoint, fixed local
     /// credentials when the environment has none (local servers accept any).
-    pub(crate) async fn client(&self) -> Result<aws_sdk_dynamodb::Client, StoreError> {
+    pub async fn client(&self) -> Result<aws_sdk_dynamodb::Client, StoreError> {
         let shared = agora_aws_config::load(self.endpoint.as_deref(), self.region.as_deref()).await;
         if shared.region().is_none() {
             return Err(StoreError::Backend("no AWS region configured for DynamoDB (set AWS_REGION)".to_string()));

@@ -3,7 +3,7 @@
 //! collection of the spec a MongoDB collection of the same name, holding the documents exactly as
 //! the entities' `to_dict()` wrote them, and the database's counters in `_agora_counters`.
 //! Several databases open side by side are separate MongoDB databases (they may share one
-//! client, [`MongoStore::with_client`]). Works with any deployment that runs transactions: a replica set (a single node will do),
+//! client: open them on one [`MongoDeployment`]). Works with any deployment that runs transactions: a replica set (a single node will do),
 //! a sharded cluster, Atlas through a `mongodb+srv://` URI.
 //!
 //! * **`_id`**: the driver gives each inserted document an ObjectId `_id`. It orders the
@@ -16,7 +16,10 @@
 //!   are [`agora_store::StoreError::InvalidDocument`].
 //! * **Indexes** ([`indexes`]), created idempotently at connect: unique on the key, unique
 //!   compound per `unique` set, and `{field: 1, _id: 1}` per `indexed` field, named so that a
-//!   duplicate key error names the constraint it broke.
+//!   duplicate key error names the constraint it broke. Once all exist, the database's record in
+//!   `_agora_indexes` lists them, and a later start-up that finds the same list makes that one
+//!   read (a Lambda cold start: one round trip, not one per collection). Delete the record to
+//!   have a dropped index made again.
 //! * **Inserts** of one document are one `insertOne`; of several, one transaction (retried on
 //!   transient errors such as write conflicts). `connect` refuses a deployment without
 //!   transactions rather than give up atomicity.
@@ -34,11 +37,13 @@
 //! `replicaSet` or `directConnection` option is needed (`directConnection=true` also works).
 
 mod convert;
+mod deployment;
 mod document;
 mod error;
 mod indexes;
 mod store;
 
+pub use deployment::MongoDeployment;
 pub use store::{MongoStore, MONGODB_URI_ENV};
 
 /// MongoDB's limit on the size of one document, in bytes (16 MiB).

@@ -1,6 +1,7 @@
 //! [`MongoStore`]: the [`DocumentStore`] over one MongoDB database.
 
 use crate::convert::{to_json, ID_FIELD};
+use crate::deployment::MongoDeployment;
 use crate::document::{change_pipeline, filter_document, insert_document, keyed_filter};
 use crate::error::{backend, is_duplicate_key, write_error, NO_TRANSACTIONS};
 use crate::indexes;
@@ -11,7 +12,6 @@ use async_trait::async_trait;
 use bson::{doc, Document, RawDocumentBuf};
 use futures::StreamExt;
 use mongodb::error::{Error, TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
-use mongodb::options::ClientOptions;
 use mongodb::{Client, ClientSession, Collection, Database};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,6 +53,9 @@ const TURNS: usize = 64;
 /// spec, read by no query.
 pub const COUNTERS: &str = "_agora_counters";
 
+/// The collections the store keeps for itself, beside those of the spec.
+const RESERVED: [&str; 2] = [COUNTERS, indexes::RECORD];
+
 /// One collection: its spec and the driver's handle, reading raw BSON.
 struct Coll {
     spec: &'static CollectionSpec,
@@ -62,6 +65,24 @@ struct Coll {
 impl std::fmt::Debug for MongoStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MongoStore").field("database", &self.inner.database.name()).finish()
+    }
+}
+
+impl MongoStore {
+    /// Opens `db` on a client whose deployment was checked ([`MongoDeployment::open`]): the
+    /// indexes ensured, the collections' handles made.
+    pub(crate) async fn open_on(client: Client, db: DatabaseSpec) -> Result<MongoStore, StoreError> {
+        db.check()?;
+        if let Some(reserved) = db.collections.iter().find(|c| RESERVED.contains(&c.name)) {
+            return Err(StoreError::Backend(format!("collection name {} is reserved for the store's own records", reserved.name)));
+        }
+        let handle = client.database(db.name());
+        indexes::ensure(&handle, &db).await?;
+        let collections = db.collections.iter().map(|spec| Coll { spec, handle: handle.collection::<RawDocumentBuf>(spec.name) }).collect();
+        tracing::debug!(database = db.name(), "mongodb store open");
+        let counters = handle.collection::<Document>(COUNTERS);
+        let turns = (0..TURNS).map(|_| tokio::sync::Mutex::new(())).collect();
+        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections, counters, turns }) })
     }
 }
 
@@ -76,42 +97,22 @@ impl MongoStore {
     /// cannot run transactions (a standalone `mongod`), which multi-document inserts need.
     pub async fn connect(uri: &str, db: DatabaseSpec) -> Result<MongoStore, StoreError> {
         db.check()?;
-        let mut options = ClientOptions::parse(uri).await.map_err(|e| backend("connection string", &e))?;
-        if options.app_name.is_none() {
-            options.app_name = Some("agora".to_string());
-        }
-        let client = Client::with_options(options).map_err(|e| backend("client", &e))?;
-        MongoStore::with_client(client, db).await
+        MongoDeployment::connect(uri).await?.open(db).await
     }
 
     /// [`MongoStore::connect`] to the deployment whose connection string is in the environment
     /// variable `MONGODB_URI`.
     pub async fn connect_from_env(db: DatabaseSpec) -> Result<MongoStore, StoreError> {
-        match agora_support::env::var(MONGODB_URI_ENV) {
-            Some(uri) => MongoStore::connect(&uri, db).await,
-            None => Err(StoreError::Backend(format!("{MONGODB_URI_ENV} is not set: it must hold the MongoDB connection string"))),
-        }
+        db.check()?;
+        MongoDeployment::connect_from_env().await?.open(db).await
     }
 
     /// [`MongoStore::connect`] on a client the caller made: several databases (services,
-    /// exchanges) then share one connection pool. Clone the client for each.
+    /// exchanges) then share one connection pool. Clone the client for each, or open them all
+    /// on one [`MongoDeployment`], which checks the deployment once.
     pub async fn with_client(client: Client, db: DatabaseSpec) -> Result<MongoStore, StoreError> {
         db.check()?;
-        check_transactions(&client).await?;
-        let handle = client.database(db.name());
-        let mut collections = Vec::with_capacity(db.collections.len());
-        if db.collections.iter().any(|c| c.name == COUNTERS) {
-            return Err(StoreError::Backend(format!("collection name {COUNTERS} is reserved for the store's counters")));
-        }
-        for spec in db.collections {
-            let coll = handle.collection::<RawDocumentBuf>(spec.name);
-            coll.create_indexes(indexes::models(spec)).await.map_err(|e| backend(&format!("creating the indexes of {}", spec.name), &e))?;
-            collections.push(Coll { spec, handle: coll });
-        }
-        tracing::debug!(database = db.name(), "mongodb store open");
-        let counters = handle.collection::<Document>(COUNTERS);
-        let turns = (0..TURNS).map(|_| tokio::sync::Mutex::new(())).collect();
-        Ok(MongoStore { inner: Arc::new(Inner { client, database: handle, spec: db, collections, counters, turns }) })
+        MongoDeployment::with_client(client).await?.open(db).await
     }
 
     /// The collections this store holds.
@@ -319,7 +320,7 @@ impl MongoStore {
 
 /// Fails unless the deployment runs transactions: a replica set member (`setName`), a `mongos`
 /// (`msg: "isdbgrid"`) or a load balancer in front of either (`serviceId`).
-async fn check_transactions(client: &Client) -> Result<(), StoreError> {
+pub(crate) async fn check_transactions(client: &Client) -> Result<(), StoreError> {
     let hello = client.database("admin").run_command(doc! { "hello": 1 }).await.map_err(|e| backend("hello", &e))?;
     if supports_transactions(&hello) {
         Ok(())

@@ -8,7 +8,7 @@ use agora_filter::Filter;
 use agora_store::{to_json, Change, DocumentStore, StoreError};
 use agora_store_contract::spec::{CLAIMS, INPUTS as EVALUATION_INPUTS, SPECS as SUBJECT_SPECS, TASKS, VOTES};
 use agora_store_contract::CONTRACT_DB;
-use agora_store_mongodb::{MongoStore, MAX_DOCUMENT_BYTES};
+use agora_store_mongodb::{MongoDeployment, MongoStore, MAX_DOCUMENT_BYTES};
 use bson::{doc, Bson, RawDocumentBuf};
 use common::{fresh_database_name, uri, TestStore};
 use serde_json::{json, Value};
@@ -175,6 +175,57 @@ async fn connecting_twice_keeps_the_indexes() {
     // The unique constraints hold through either connection.
     let dup = again.insert(vec![(VOTES, to_json(&vote("v-2", "task_a", "agent-1")))]).await;
     assert_eq!(dup, Err(StoreError::Duplicate { collection: VOTES.into(), fields: "social_task_id,submitter_subject_id".into() }));
+}
+
+/// The index record: once the indexes exist it lists them, and a start-up that finds it
+/// unchanged creates nothing (an index dropped by hand stays dropped); a record that lists
+/// other indexes (an older release's) or none has every missing index made again. Databases
+/// opened on one deployment share its client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_record_spares_a_start_up_its_index_creation() {
+    let t = TestStore::fresh(CONTRACT_DB).await;
+    let db = t.store.database().clone();
+    let record = db.collection::<bson::Document>("_agora_indexes");
+    let lines = |d: Option<bson::Document>| -> Vec<String> {
+        d.expect("the index record").get_array("indexes").expect("indexes").iter().map(|l| l.as_str().expect("line").to_owned()).collect()
+    };
+    let listed = lines(record.find_one(doc! {"_id": "indexes"}).await.expect("read"));
+    assert!(
+        listed.contains(
+            &"votes unique:social_task_id,submitter_subject_id { \"social_task_id\": 1, \"submitter_subject_id\": 1 } unique=true"
+                .to_owned()
+        ),
+        "{listed:?}"
+    );
+    assert!(listed.contains(&"tasks by:status { \"status\": 1, \"_id\": 1 } unique=false".to_owned()), "{listed:?}");
+    let vote_indexes = || {
+        let votes = db.collection::<RawDocumentBuf>(VOTES);
+        async move { votes.list_index_names().await.expect("list indexes").into_iter().collect::<BTreeSet<_>>() }
+    };
+
+    let deployment = MongoDeployment::connect(&uri()).await.expect("deployment");
+    db.collection::<RawDocumentBuf>(VOTES).drop_index("by:qualified").await.expect("drop an index");
+    deployment.open(CONTRACT_DB.named(t.name.clone())).await.expect("open with the record standing");
+    assert!(!vote_indexes().await.contains("by:qualified"), "the record stood: nothing was created");
+
+    // An older release's record (one index fewer listed): what is missing is made again.
+    record.update_one(doc! {"_id": "indexes"}, doc! {"$pop": {"indexes": 1}}).await.expect("shorten the record");
+    let other = deployment.open(CONTRACT_DB.named(t.name.clone())).await.expect("open with another record");
+    assert!(vote_indexes().await.contains("by:qualified"), "made again");
+    assert_eq!(lines(record.find_one(doc! {"_id": "indexes"}).await.expect("read")), listed, "the record rewritten");
+
+    // No record at all (deleted by hand): the same.
+    db.collection::<RawDocumentBuf>(VOTES).drop_index("by:qualified").await.expect("drop an index");
+    record.delete_many(doc! {}).await.expect("delete the record");
+    deployment.open(CONTRACT_DB.named(t.name.clone())).await.expect("open without a record");
+    assert!(vote_indexes().await.contains("by:qualified"), "made again");
+
+    // The store's own collections are not the spec's to name.
+    let mut reserved = CONTRACT_DB.named(t.name.clone());
+    reserved.collections = &[agora_store::CollectionSpec { name: "_agora_indexes", key: "k", unique: &[], indexed: &[] }];
+    let refused = deployment.open(reserved).await;
+    assert!(matches!(&refused, Err(StoreError::Backend(m)) if m.contains("_agora_indexes is reserved")), "{refused:?}");
+    other.insert(vec![(VOTES, to_json(&vote("v-1", "task_a", "agent-1")))]).await.expect("the store works");
 }
 
 /// A batch over four collections whose last document breaks a unique constraint writes nothing,
