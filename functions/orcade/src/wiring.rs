@@ -9,7 +9,7 @@
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | jobs, submit-bid, close-due, evaluate |
 //! | `AGORA_DELIVERY_QUEUE_URL` | the SQS queue of delegate round trips | jobs, evaluate |
 //! | `AGORA_CLOSE_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot closes at `bid_job_closes_at`; without the first two, the sweep alone closes due jobs | jobs |
-//! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS` | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
+//! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS`, `AGORA_HOOK_SIGNING_SECRET` (signs each call) | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
 //! | `AGORA_RESOLUTION_QUEUE_URL` | where a job's resolution event goes (`{"event_type": "bid_job_resolved", "bid_job_id"}`): Xchange's bidding-outcome queue; unset, no event is sent | evaluate, deliver |
 //! | hooks | see `agora_hooks_remote::HooksConfig` | jobs, submit-bid, evaluate |
 

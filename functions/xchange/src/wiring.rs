@@ -8,7 +8,7 @@
 //! | `AGORA_STORE`, `MONGODB_URI`, `AGORA_DYNAMODB_TABLE` | the store (`agora_runtime::store_from_env`) | all |
 //! | `EXCHANGE_ID` | the exchange: database `exchange_{EXCHANGE_ID}` (default `default`) | all |
 //! | `AGORA_ASSIGNMENT_QUEUE_URL` | the SQS queue of assignments and bidding polls | submit-task, assign |
-//! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS` | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip fails the task saying so | assign |
+//! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS`, `AGORA_HOOK_SIGNING_SECRET` (signs each call) | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip fails the task saying so | assign |
 //! | `AGORA_BIDDING_TIMEOUT_MS` | bidding's time limit (24 h) | assign, bidding-outcome, deadline |
 //! | `AGORA_DEADLINE_FUNCTION_ARN`, `AGORA_DEADLINE_SCHEDULE_GROUP`, `AGORA_SCHEDULER_ROLE_ARN` | a bidding task's one-shot deadline; without the first and last, the polls alone end a task at its limit | assign |
 //! | `ORCADE_URL` | an Orcade elsewhere, over HTTP; unset, Orcade's flows in this stack | assign, bidding-outcome, deadline |

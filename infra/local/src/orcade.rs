@@ -28,9 +28,10 @@ pub async fn wire(platform: &Platform, config: &Config, resolutions: DurableQueu
     let store = agora_runtime::open_store(config.store, &config.data_dir, ORCADE_DB, config.store_namespace.as_deref()).await?;
     let (evaluations, pending_evaluations) = DurableQueue::open("orcade-evaluation", platform.work.clone()).await?;
     let (deliveries, pending_deliveries) = DurableQueue::open("orcade-delivery", platform.work.clone()).await?;
-    // The delegate crate's own checks: a blank URL is unset, a bad URL or time limit stops the
-    // start-up naming its setting.
-    let settings = DelegateConfig::from_values(config.delegate_api_url.as_deref(), Some(&config.delegate_timeout_ms.to_string()))?;
+    // The delegate crate's own checks: a blank URL is unset, a bad URL, time limit or signing
+    // secret stops the start-up naming its setting. Calls are signed with the hooks' secret.
+    let settings = DelegateConfig::from_values(config.delegate_api_url.as_deref(), Some(&config.delegate_timeout_ms.to_string()))?
+        .with_signing_secret(config.hooks.signing_secret.as_deref())?;
     let http = HttpDelegate::from_config(&settings)?;
     let delegate: Arc<dyn Delegate> = if http.is_configured() {
         tracing::info!(endpoint = http.endpoint(), "Orcade's delegate calls go to the delegate system");

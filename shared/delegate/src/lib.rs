@@ -19,18 +19,24 @@
 //! |---|---|---|
 //! | `DELEGATE_API_URL` | base URL of the delegate system (`http://` or `https://`, with or without a path and a trailing `/`) | none: every call answers [`DelegateError::NotConfigured`] |
 //! | `AGORA_DELEGATE_TIMEOUT_MS` | time limit of one whole call, in milliseconds (a positive whole number) | 30 000 |
+//! | `AGORA_HOOK_SIGNING_SECRET` | the hooks' Standard Webhooks secret (`whsec_` + base64): every call carries `webhook-id`, `webhook-timestamp` and `webhook-signature` over the exact body sent (see `agora_signing`) | none: calls are not signed |
 //!
 //! An unset `DELEGATE_API_URL` is not an error: the deployment simply has no delegate system, and
 //! [`HttpDelegate::from_env`] returns a delegate that refuses every call with
 //! [`DelegateError::NotConfigured`] (so services hold one `Arc<dyn Delegate>` either way and the
-//! failure is stored like any other). A set but unusable value of either variable is a
+//! failure is stored like any other). A set but unusable value of any of these variables is a
 //! [`DelegateConfigError`] naming the variable, for the service to refuse to start.
+//!
+//! With a signing secret, a delegate system can tell Agora's calls from anyone else's by
+//! checking each request with `agora_signing::verify` (the same secret, the received headers and
+//! the raw body bytes): the signature covers the message id, the timestamp and the body.
 //!
 //! Each [`HttpDelegate`] holds one pooled HTTP client (rustls), reused by every call and every
 //! clone. A failed call is logged once, here, at `warn` with `subject_id`, `task_id`, the error
 //! and the elapsed milliseconds.
 
 use agora_ports::{Delegate, DelegateError, DelegateRequest};
+pub use agora_signing::{SecretError, Signer};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -43,6 +49,9 @@ pub const URL_VAR: &str = "DELEGATE_API_URL";
 
 /// The variable holding the time limit of one call, in milliseconds.
 pub const TIMEOUT_VAR: &str = "AGORA_DELEGATE_TIMEOUT_MS";
+
+/// The variable holding the signing secret, the hooks' own.
+pub const SIGNING_SECRET_VAR: &str = agora_signing::SIGNING_SECRET_ENV;
 
 /// The path of the one endpoint, under the base URL.
 pub const SUBMIT_PATH: &str = "api/submit-and-wait";
@@ -69,6 +78,10 @@ pub enum DelegateConfigError {
     /// `DELEGATE_API_URL` is not an `http://` or `https://` URL.
     #[error("DELEGATE_API_URL must be an http:// or https:// URL, got {value:?}: {reason}")]
     Url { value: String, reason: String },
+    /// `AGORA_HOOK_SIGNING_SECRET` is not `whsec_` + base64 (the message names the variable,
+    /// never the secret).
+    #[error(transparent)]
+    SigningSecret(#[from] SecretError),
     /// The HTTP client could not be built (the TLS backend failed to start).
     #[error("the delegate system's HTTP client cannot be built: {0}")]
     Client(String),
@@ -81,23 +94,33 @@ pub struct DelegateConfig {
     pub base_url: Option<String>,
     /// The time limit of one whole call.
     pub timeout: Duration,
+    /// Signs every call (Standard Webhooks); `None`: calls are not signed.
+    pub signer: Option<Signer>,
 }
 
 impl Default for DelegateConfig {
-    /// No delegate system, the default time limit.
+    /// No delegate system, the default time limit, no signing.
     fn default() -> Self {
-        Self { base_url: None, timeout: DEFAULT_TIMEOUT }
+        Self { base_url: None, timeout: DEFAULT_TIMEOUT, signer: None }
     }
 }
 
 impl DelegateConfig {
-    /// Reads `DELEGATE_API_URL` and `AGORA_DELEGATE_TIMEOUT_MS` (see the crate documentation).
+    /// Reads `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS` and `AGORA_HOOK_SIGNING_SECRET` (see
+    /// the crate documentation).
     pub fn from_env() -> Result<Self, DelegateConfigError> {
-        Self::from_values(agora_support::env::var(URL_VAR).as_deref(), agora_support::env::var(TIMEOUT_VAR).as_deref())
+        Self::from_vars(agora_support::env::var)
     }
 
-    /// The settings from the two variables' values (`None`: unset), without the environment.
-    /// Blank values count as unset. The URL is checked here, so a bad one stops the start-up.
+    /// The settings from the variables of the crate documentation, each read with `var` (`None`:
+    /// unset), e.g. from a map instead of the environment.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, DelegateConfigError> {
+        Self::from_values(var(URL_VAR).as_deref(), var(TIMEOUT_VAR).as_deref())?.with_signing_secret(var(SIGNING_SECRET_VAR).as_deref())
+    }
+
+    /// The settings from the URL's and time limit's values (`None`: unset), without the
+    /// environment and without signing. Blank values count as unset. The URL is checked here, so
+    /// a bad one stops the start-up.
     pub fn from_values(base_url: Option<&str>, timeout_ms: Option<&str>) -> Result<Self, DelegateConfigError> {
         let timeout = parse_timeout(timeout_ms)?;
         let base_url = match base_url.map(str::trim).filter(|v| !v.is_empty()) {
@@ -107,7 +130,15 @@ impl DelegateConfig {
             }
             None => None,
         };
-        Ok(Self { base_url, timeout })
+        Ok(Self { base_url, timeout, signer: None })
+    }
+
+    /// These settings, every call signed with `secret` (the value of `AGORA_HOOK_SIGNING_SECRET`,
+    /// `whsec_` + base64); `None` or blank: not signed. A malformed secret is an error naming the
+    /// variable.
+    pub fn with_signing_secret(self, secret: Option<&str>) -> Result<Self, DelegateConfigError> {
+        let signer = secret.map(str::trim).filter(|v| !v.is_empty()).map(Signer::from_secret).transpose()?;
+        Ok(Self { signer, ..self })
     }
 }
 
@@ -146,6 +177,8 @@ pub struct HttpDelegate {
     /// `None`: not configured, every call answers [`DelegateError::NotConfigured`].
     target: Option<Target>,
     timeout: Duration,
+    /// Signs every call when set.
+    signer: Option<Signer>,
 }
 
 #[derive(Clone)]
@@ -159,13 +192,15 @@ impl std::fmt::Debug for HttpDelegate {
         f.debug_struct("HttpDelegate")
             .field("endpoint", &self.target.as_ref().map(|t| t.endpoint.as_str()))
             .field("timeout", &self.timeout)
+            .field("signed", &self.signer.is_some())
             .finish()
     }
 }
 
 impl HttpDelegate {
-    /// A delegate calling `{base_url}/api/submit-and-wait`, each whole call under `timeout`.
-    /// Refuses a URL that is not `http(s)://host[/path]` and a zero time limit.
+    /// A delegate calling `{base_url}/api/submit-and-wait`, each whole call under `timeout`, not
+    /// signed (see [`HttpDelegate::with_signer`]). Refuses a URL that is not
+    /// `http(s)://host[/path]` and a zero time limit.
     pub fn new(base_url: &str, timeout: Duration) -> Result<Self, DelegateConfigError> {
         if timeout.is_zero() {
             return Err(DelegateConfigError::Timeout(format!("{timeout:?}")));
@@ -180,19 +215,26 @@ impl HttpDelegate {
             .tcp_nodelay(true)
             .build()
             .map_err(|e| DelegateConfigError::Client(error_chain(&e)))?;
-        Ok(Self { target: Some(Target { endpoint, client }), timeout })
+        Ok(Self { target: Some(Target { endpoint, client }), timeout, signer: None })
+    }
+
+    /// This delegate, every call signed by `signer` (Standard Webhooks headers over the exact
+    /// body sent); `None`: not signed.
+    pub fn with_signer(self, signer: Option<Signer>) -> Self {
+        Self { signer, ..self }
     }
 
     /// A delegate for a deployment without a delegate system: every call answers
     /// [`DelegateError::NotConfigured`].
     pub fn not_configured() -> Self {
-        Self { target: None, timeout: DEFAULT_TIMEOUT }
+        Self { target: None, timeout: DEFAULT_TIMEOUT, signer: None }
     }
 
-    /// The delegate of `config`: [`HttpDelegate::not_configured`] when it has no URL.
+    /// The delegate of `config`, signed when it has a signer: [`HttpDelegate::not_configured`]
+    /// when it has no URL.
     pub fn from_config(config: &DelegateConfig) -> Result<Self, DelegateConfigError> {
         match &config.base_url {
-            Some(url) => Self::new(url, config.timeout),
+            Some(url) => Ok(Self::new(url, config.timeout)?.with_signer(config.signer.clone())),
             None => Ok(Self::not_configured()),
         }
     }
@@ -218,17 +260,25 @@ impl HttpDelegate {
         self.timeout
     }
 
+    /// Whether calls are signed.
+    pub fn is_signed(&self) -> bool {
+        self.signer.is_some()
+    }
+
     async fn call(&self, target: &Target, request: &DelegateRequest<'_>) -> Result<Value, DelegateError> {
         let body = serde_json::to_vec(request).map_err(|e| DelegateError::Malformed(format!("the request is not JSON: {e}")))?;
-        let mut response = target
+        let mut post = target
             .client
             .post(target.endpoint.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header(reqwest::header::ACCEPT, "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| self.transport_error(e))?;
+            .header(reqwest::header::ACCEPT, "application/json");
+        if let Some(signer) = &self.signer {
+            // Over the very bytes sent below.
+            for (name, value) in signer.sign(&body).pairs() {
+                post = post.header(name, value);
+            }
+        }
+        let mut response = post.body(body).send().await.map_err(|e| self.transport_error(e))?;
         let status = response.status().as_u16();
         if !response.status().is_success() {
             let (bytes, complete) = read_body(&mut response, MAX_REFUSED_JSON).await.map_err(|e| self.transport_error(e))?;

@@ -3,8 +3,9 @@
 
 use agora_delegate::{parse_timeout, DelegateConfig, DelegateConfigError, HttpDelegate, DEFAULT_TIMEOUT, MAX_REFUSED_TEXT};
 use agora_ports::{Delegate, DelegateError, DelegateRequest};
+use agora_signing::{verify, SignatureHeaders, VerifyError, ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER};
 use axum::body::Bytes;
-use axum::http::{StatusCode, Uri};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::{Json, Router};
@@ -12,6 +13,29 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 const PATH: &str = "/api/submit-and-wait";
+
+/// The secret the `/verify` delegate system shares with Agora.
+const SECRET: &str = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM=";
+
+/// Someone else's secret.
+const OTHER_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/// A delegate system that accepts only calls signed with [`SECRET`], checked as a real one would:
+/// `agora_signing::verify` over the raw body bytes received. It answers (200, or 401 with the
+/// reason) with what it received: the three headers and the raw body as text.
+async fn verifying(headers: HeaderMap, body: Bytes) -> impl IntoResponse {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let received = json!({
+        "id": header(ID_HEADER),
+        "timestamp": header(TIMESTAMP_HEADER),
+        "signature": header(SIGNATURE_HEADER),
+        "body": String::from_utf8(body.to_vec()).unwrap(),
+    });
+    match SignatureHeaders::from_lookup(header).and_then(|signature| verify(SECRET, &signature, &body)) {
+        Ok(()) => (StatusCode::OK, Json(json!({"success": true, "received": received}))),
+        Err(e) => (StatusCode::UNAUTHORIZED, Json(json!({"success": false, "error": e.to_string(), "received": received}))),
+    }
+}
 
 /// The server's address, e.g. `http://127.0.0.1:40123`.
 async fn server() -> String {
@@ -26,6 +50,7 @@ async fn server() -> String {
             post(|| async { (StatusCode::BAD_GATEWAY, Json(json!({"error": "subject s-1 is not connected"}))) }),
         )
         .route(&format!("/failed{PATH}"), post(|| async { Json(json!({"success": false, "error": "x"})) }))
+        .route(&format!("/verify{PATH}"), post(verifying))
         .route(&format!("/text{PATH}"), post(|| async { "all good" }))
         .route(&format!("/array{PATH}"), post(|| async { Json(json!([{"success": true}])) }))
         .route(&format!("/no-success{PATH}"), post(|| async { Json(json!({"ack": {}, "output": {}})) }))
@@ -200,7 +225,7 @@ async fn a_closed_port_is_unreachable() {
 #[tokio::test]
 async fn no_url_is_not_configured() {
     let config = DelegateConfig::from_values(None, None).unwrap();
-    assert_eq!(config, DelegateConfig { base_url: None, timeout: DEFAULT_TIMEOUT });
+    assert_eq!(config, DelegateConfig { base_url: None, timeout: DEFAULT_TIMEOUT, signer: None });
     let delegate = HttpDelegate::from_config(&config).unwrap();
     assert!(!delegate.is_configured());
     assert_eq!(submit(&delegate).await.unwrap_err(), DelegateError::NotConfigured);
@@ -236,4 +261,109 @@ fn settings_are_checked_together() {
     let error = DelegateConfig::from_values(Some("http://delegate"), Some("0")).unwrap_err();
     assert!(error.to_string().contains("AGORA_DELEGATE_TIMEOUT_MS"), "{error}");
     assert!(HttpDelegate::new("http://delegate", Duration::ZERO).is_err());
+}
+
+// ---- signing (Standard Webhooks, AGORA_HOOK_SIGNING_SECRET) --------------------------------------
+
+/// The delegate of `{base}/verify`, signed with `secret` when given, through the configuration.
+fn verify_delegate(base: &str, secret: Option<&str>) -> HttpDelegate {
+    let config = DelegateConfig::from_values(Some(&format!("{base}/verify")), None).unwrap().with_signing_secret(secret).unwrap();
+    HttpDelegate::from_config(&config).unwrap()
+}
+
+/// The three headers and the raw body a `/verify` reply says were received.
+fn received(reply: &Value) -> (SignatureHeaders, Vec<u8>) {
+    let text = |key: &str| reply["received"][key].as_str().unwrap_or_else(|| panic!("no {key} in {reply}")).to_owned();
+    let headers = SignatureHeaders { id: text("id"), timestamp: text("timestamp"), signature: text("signature") };
+    (headers, text("body").into_bytes())
+}
+
+#[tokio::test]
+async fn with_a_secret_every_call_is_signed_over_the_exact_body_sent() {
+    let base = server().await;
+    let delegate = verify_delegate(&base, Some(SECRET));
+    assert!(delegate.is_signed());
+    // The server verified it (else 401): here, what it received, checked again.
+    let reply = submit(&delegate).await.unwrap();
+    let (headers, body) = received(&reply);
+    assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), expected_sent());
+    assert!(headers.id.starts_with("msg_"), "{headers:?}");
+    assert!(headers.signature.starts_with("v1,"), "{headers:?}");
+    let sent_at: i64 = headers.timestamp.parse().unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((now - sent_at).abs() <= 5, "sent at {sent_at}, now {now}");
+    assert_eq!(verify(SECRET, &headers, &body), Ok(()));
+    // Someone else's secret, or a body changed on the way, does not verify.
+    assert_eq!(verify(OTHER_SECRET, &headers, &body), Err(VerifyError::Mismatch));
+    let tampered = String::from_utf8(body.clone()).unwrap().replace("\"t-1\"", "\"t-2\"");
+    assert_ne!(tampered.as_bytes(), &body[..]);
+    assert_eq!(verify(SECRET, &headers, tampered.as_bytes()), Err(VerifyError::Mismatch));
+    // Each call is a new message.
+    let (again, _) = received(&submit(&delegate).await.unwrap());
+    assert_ne!(again.id, headers.id);
+}
+
+#[tokio::test]
+async fn calls_signed_with_another_secret_are_refused_by_the_delegate_system() {
+    let base = server().await;
+    let error = submit(&verify_delegate(&base, Some(OTHER_SECRET))).await.unwrap_err();
+    let DelegateError::Refused { status: 401, reply } = &error else { panic!("expected a 401 refusal, got {error:?}") };
+    assert_eq!(reply["error"], VerifyError::Mismatch.to_string());
+    // Signed all the same, just not with the delegate system's secret.
+    assert!(reply["received"]["signature"].as_str().is_some_and(|s| s.starts_with("v1,")), "{reply}");
+}
+
+#[tokio::test]
+async fn without_a_secret_calls_carry_no_signature_headers() {
+    let base = server().await;
+    for secret in [None, Some(""), Some("   ")] {
+        let delegate = verify_delegate(&base, secret);
+        assert!(!delegate.is_signed());
+        let error = submit(&delegate).await.unwrap_err();
+        let DelegateError::Refused { status: 401, reply } = &error else { panic!("expected a 401 refusal, got {error:?}") };
+        assert_eq!(reply["error"], VerifyError::MissingHeader(ID_HEADER).to_string());
+        for header in ["id", "timestamp", "signature"] {
+            assert_eq!(reply["received"][header], Value::Null, "{header} sent unsigned: {reply}");
+        }
+        assert_eq!(serde_json::from_str::<Value>(reply["received"]["body"].as_str().unwrap()).unwrap(), expected_sent());
+    }
+    // The plain constructor does not sign either.
+    assert!(!delegate(&base).is_signed());
+}
+
+#[test]
+fn a_malformed_secret_is_refused_naming_the_variable() {
+    for bad in ["whsec_not base64!", "whsec_", "whsec_%%%%"] {
+        let error = DelegateConfig::from_values(Some("http://delegate"), None).unwrap().with_signing_secret(Some(bad)).unwrap_err();
+        assert!(matches!(error, DelegateConfigError::SigningSecret(_)), "{error:?}");
+        let message = error.to_string();
+        assert!(message.contains("AGORA_HOOK_SIGNING_SECRET"), "{message}");
+        let key = bad.trim_start_matches("whsec_");
+        assert!(key.is_empty() || !message.contains(key), "the message quotes the secret: {message}");
+    }
+}
+
+#[test]
+fn the_secret_is_read_from_the_hooks_variable() {
+    let vars = |pairs: &[(&str, &str)]| {
+        let map: std::collections::HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |name: &str| map.get(name).cloned()
+    };
+    let signed = DelegateConfig::from_vars(vars(&[
+        ("DELEGATE_API_URL", "http://delegate"),
+        ("AGORA_DELEGATE_TIMEOUT_MS", "250"),
+        ("AGORA_HOOK_SIGNING_SECRET", SECRET),
+    ]))
+    .unwrap();
+    assert_eq!(signed.base_url.as_deref(), Some("http://delegate"));
+    assert_eq!(signed.timeout, Duration::from_millis(250));
+    assert_eq!(signed.signer, Some(agora_signing::Signer::from_secret(SECRET).unwrap()));
+    assert!(HttpDelegate::from_config(&signed).unwrap().is_signed());
+
+    let unsigned = DelegateConfig::from_vars(vars(&[("DELEGATE_API_URL", "http://delegate")])).unwrap();
+    assert_eq!(unsigned.signer, None);
+    assert!(!HttpDelegate::from_config(&unsigned).unwrap().is_signed());
+
+    let error = DelegateConfig::from_vars(vars(&[("AGORA_HOOK_SIGNING_SECRET", "whsec_???")])).unwrap_err();
+    assert!(error.to_string().contains("AGORA_HOOK_SIGNING_SECRET"), "{error}");
 }

@@ -1,9 +1,9 @@
 //! HTTP calls of every mode that uses HTTP (`http`, the function registry, workflows), over one
 //! pooled client. Signed with Standard Webhooks headers when a signer is given.
 
-use crate::signing::Signer;
 use crate::truncate;
 use agora_hooks::HookError;
+use agora_signing::Signer;
 use agora_support::error_chain;
 use serde_json::Value;
 use std::time::Duration;
@@ -30,7 +30,9 @@ impl HttpClient {
     pub async fn post_json(&self, url: &str, body: Vec<u8>, signer: Option<&Signer>) -> Result<Value, HookError> {
         let mut request = self.client.post(url).header(reqwest::header::CONTENT_TYPE, "application/json");
         if let Some(signer) = signer {
-            request = signer.sign(&body).apply(request);
+            for (name, value) in signer.sign(&body).pairs() {
+                request = request.header(name, value);
+            }
         }
         self.answer(url, request.body(body)).await
     }

@@ -20,7 +20,8 @@ pub mod http;
 pub mod lambda;
 pub mod policy_runner;
 pub mod registry;
-pub mod signing;
+/// Standard Webhooks signing, shared with the delegate system: the `agora-signing` crate.
+pub use agora_signing as signing;
 
 use agora_hooks::{Call, HookError, Remote};
 use agora_schema::HookTarget;
