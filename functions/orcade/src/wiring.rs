@@ -12,6 +12,7 @@
 //! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS`, `AGORA_HOOK_SIGNING_SECRET` (signs each call) | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
 //! | `AGORA_RESOLUTION_QUEUE_URL` | where a job's resolution event goes (`{"event_type": "bid_job_resolved", "bid_job_id"}`): Xchange's bidding-outcome queue; unset, no event is sent | evaluate, deliver |
 //! | hooks | see `agora_hooks_remote::HooksConfig` | jobs, submit-bid, evaluate |
+//! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions |
 
 use agora_delegate::HttpDelegate;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};

@@ -3,11 +3,16 @@
 //! consumes the live queue (changes to push now, refreshes due). Both are thin: the stream
 //! itself is [`agora_voting_core::live::LiveStreams`].
 
+use agora_auth::verify::Verifier;
+use agora_auth::{AuthError, Caller};
 use agora_voting_core::live::{LiveMessage, LiveStreams, Refreshed};
 use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::join_all;
 use std::collections::HashMap;
+
+/// The query parameter a `$connect` carries its token in.
+pub const TOKEN_QUERY_PARAMETER: &str = "access_token";
 
 fn status(code: i64) -> ApiGatewayProxyResponse {
     let mut response = ApiGatewayProxyResponse::default();
@@ -16,8 +21,16 @@ fn status(code: i64) -> ApiGatewayProxyResponse {
 }
 
 /// One WebSocket route event. Answers 200, or 500 when the store or the queue failed (API
-/// Gateway then tells the client of an internal error).
-pub async fn handle_websocket(streams: &LiveStreams, event: ApiGatewayWebsocketProxyRequest) -> ApiGatewayProxyResponse {
+/// Gateway then tells the client of an internal error). With a `verifier` (authentication on:
+/// API Gateway's WebSocket APIs have no JWT authorizer, so the function verifies the token
+/// itself), `$connect` needs a token, in the `access_token` query parameter (a browser cannot
+/// set a WebSocket's headers) or an `Authorization: Bearer` header; without one that verifies,
+/// the connection is refused with 401.
+pub async fn handle_websocket(
+    streams: &LiveStreams,
+    verifier: Option<&Verifier>,
+    event: ApiGatewayWebsocketProxyRequest,
+) -> ApiGatewayProxyResponse {
     let context = &event.request_context;
     let Some(connection_id) = context.connection_id.as_deref() else {
         tracing::error!(route = ?context.route_key, "WebSocket event without a connection id");
@@ -25,7 +38,19 @@ pub async fn handle_websocket(streams: &LiveStreams, event: ApiGatewayWebsocketP
     };
     let route = context.route_key.as_deref().unwrap_or("$default");
     let result = match route {
-        "$connect" => Ok(()),
+        "$connect" => match verifier {
+            Some(verifier) => match connecting_caller(verifier, &event).await {
+                Ok(caller) => {
+                    tracing::info!(connection_id, subject = %caller.subject, "live-stream connection");
+                    Ok(())
+                }
+                Err(error) => {
+                    tracing::info!(connection_id, %error, "live-stream connection refused");
+                    return status(401);
+                }
+            },
+            None => Ok(()),
+        },
         "$disconnect" => streams.disconnect(connection_id).await,
         _ => {
             // A binary frame is not a request of §3.5: it is answered as a malformed one.
@@ -40,6 +65,16 @@ pub async fn handle_websocket(streams: &LiveStreams, event: ApiGatewayWebsocketP
             status(500)
         }
     }
+}
+
+/// The caller of a `$connect`: the token of its `access_token` query parameter, else of its
+/// `Authorization` header.
+async fn connecting_caller(verifier: &Verifier, event: &ApiGatewayWebsocketProxyRequest) -> Result<Caller, AuthError> {
+    if let Some(token) = event.query_string_parameters.first(TOKEN_QUERY_PARAMETER) {
+        return verifier.verify(token).await;
+    }
+    let header = event.headers.get("authorization").map(|v| v.to_str().unwrap_or("\u{0}"));
+    verifier.caller_of_header(header).await
 }
 
 /// A batch of live-queue records. Each task's change is pushed once however many records

@@ -11,6 +11,8 @@
 //! | `AGORA_START_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot starts; without the first two, the sweep alone starts tasks | create-task |
 //! | `AGORA_LIVE_QUEUE_URL` | the live stream's SQS queue; without it, changes of tasks are not pushed to live streams | submit-vote, start-tasks, evaluate-task, live-stream, live-push |
 //! | `AGORA_LIVE_ENDPOINT` | the WebSocket API's `@connections` endpoint | live-stream, live-push |
+//! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions, live-stream |
+//! | `AGORA_AUTH_JWKS_URL`, `AGORA_AUTH_ISSUER`, `AGORA_AUTH_AUDIENCE` | with `AGORA_AUTH` on, the keys and claims `$connect` tokens are verified against | live-stream |
 //! | `SOCIAL_CHOICE_ID` | names stateful registry deployments `<function_name>-<SOCIAL_CHOICE_ID>` (voting §4); unset: after the task | functions that run hooks |
 //! | hooks | see `agora_hooks_remote::HooksConfig` | create-task, parse-task, submit-vote, start-tasks, evaluate-task |
 
@@ -123,6 +125,19 @@ pub async fn evaluator_from_env() -> Result<Evaluator, BoxError> {
         changes_from_env(&sdk),
         lease,
     ))
+}
+
+/// `voting-live-stream`'s token verifier: with `AGORA_AUTH` on (`jwt-authorizer`), the verifier
+/// of `AGORA_AUTH_JWKS_URL` (or `AGORA_AUTH_PUBLIC_KEY_FILE`), `AGORA_AUTH_ISSUER` and
+/// `AGORA_AUTH_AUDIENCE`, which must then be set (API Gateway's WebSocket APIs have no JWT
+/// authorizer); off, none.
+pub async fn live_verifier_from_env() -> Result<Option<agora_auth::verify::Verifier>, BoxError> {
+    if agora_runtime::lambda::auth_from_env()?.is_none() {
+        return Ok(None);
+    }
+    let config = agora_auth::verify::VerifierConfig::from_env()?
+        .ok_or("AGORA_AUTH is on: the live stream needs AGORA_AUTH_JWKS_URL (or AGORA_AUTH_PUBLIC_KEY_FILE) to verify tokens")?;
+    Ok(Some(agora_auth::verify::Verifier::new(config).await?))
 }
 
 /// `voting-live-stream` and `voting-live-push`: the store, the WebSocket connections, the live queue.

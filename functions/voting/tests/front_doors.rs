@@ -214,7 +214,7 @@ async fn both_live_stream_front_doors_answer_alike() {
             "body": request, "isBase64Encoded": false
         }))
         .expect("WebSocket event");
-        assert_eq!(agora_voting_functions::live::handle_websocket(&streams, event).await.status_code, 200);
+        assert_eq!(agora_voting_functions::live::handle_websocket(&streams, None, event).await.status_code, 200);
         let calls: Vec<_> = connections.received(&format!("/@connections/conn{n}")).into_iter().collect();
         let posted: Value = serde_json::from_slice(&calls.iter().find(|c| c.method == "POST").expect("a message").body).expect("JSON");
         let closed = calls.iter().any(|c| c.method == "DELETE");

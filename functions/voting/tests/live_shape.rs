@@ -195,7 +195,7 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
 
     // $connect is accepted; nothing is sent yet.
     let ok = |r: aws_lambda_events::event::apigw::ApiGatewayProxyResponse| assert_eq!(r.status_code, 200);
-    ok(handle_websocket(&streams, ws_event("$connect", "A1=", None)).await);
+    ok(handle_websocket(&streams, None, ws_event("$connect", "A1=", None)).await);
     assert!(connections.posted("A1=").is_empty());
 
     // Refusals: the error of §3.5, then the connection is closed.
@@ -210,7 +210,7 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
         ("bad4=", json!({"social_task_id": "task_missing", "refresh_interval": 5}).to_string(), "Live streaming not enabled for this task"),
     ];
     for (conn, body, error) in &refusals {
-        ok(handle_websocket(&streams, ws_event("$default", conn, Some(body))).await);
+        ok(handle_websocket(&streams, None, ws_event("$default", conn, Some(body))).await);
         assert_eq!(connections.posted(conn), vec![json!({ "error": error })], "{conn}");
         assert!(connections.closed(conn), "{conn} closed");
         assert!(subscription(&voting, conn).await.is_none());
@@ -219,7 +219,7 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
     // Subscribing sends the full bundle at once and stores the subscription.
     let subscribe = |interval: u64| json!({"social_task_id": id, "refresh_interval": interval}).to_string();
     for (conn, interval) in [("A1=", 1), ("B2=", 60), ("C3=", 60)] {
-        ok(handle_websocket(&streams, ws_event("$default", conn, Some(&subscribe(interval)))).await);
+        ok(handle_websocket(&streams, None, ws_event("$default", conn, Some(&subscribe(interval)))).await);
         let posted = connections.posted(conn);
         assert_eq!(posted.len(), 1, "{conn}: {posted:?}");
         assert_eq!(posted[0]["type"], "update");
@@ -255,7 +255,7 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
 
     // C leaves without a $disconnect; B disconnects. A vote is pushed to A alone.
     connections.leave("C3=");
-    ok(handle_websocket(&streams, ws_event("$disconnect", "B2=", None)).await);
+    ok(handle_websocket(&streams, None, ws_event("$disconnect", "B2=", None)).await);
     assert!(subscription(&voting, "B2=").await.is_none());
     let vote = vote_body(&id, REVIEWERS[0], json!({"selected_option": "agent-translator-02"}));
     voting.submit_vote(&vote).await.expect("vote");
@@ -306,7 +306,7 @@ async fn live_streams_run_through_the_lambda_handlers_on_moto_and_mongodb() {
     assert_eq!(connections.server.received("/@connections/").len(), posts);
 
     // A subscription to a complete task gets the final update and is closed at once.
-    ok(handle_websocket(&streams, ws_event("$default", "D4=", Some(&subscribe(5)))).await);
+    ok(handle_websocket(&streams, None, ws_event("$default", "D4=", Some(&subscribe(5)))).await);
     assert_eq!(connections.posted("D4=").len(), 1);
     assert!(connections.closed("D4="));
     assert!(subscription(&voting, "D4=").await.is_none());
@@ -326,7 +326,7 @@ async fn a_second_request_replaces_the_first_and_a_refused_one_ends_it() {
     // which only the second request's goes on.
     let request = json!({"social_task_id": id, "refresh_interval": 1}).to_string();
     for _ in 0..2 {
-        ok(handle_websocket(&streams, ws_event("$default", "E5=", Some(&request))).await);
+        ok(handle_websocket(&streams, None, ws_event("$default", "E5=", Some(&request))).await);
     }
     assert_eq!(connections.posted("E5=").len(), 2);
     let token = subscription(&voting, "E5=").await.expect("subscription").token;
@@ -346,7 +346,7 @@ async fn a_second_request_replaces_the_first_and_a_refused_one_ends_it() {
     assert_eq!((sub.token.as_str(), sub.seq), (token.as_str(), 1));
 
     // A refused request ends the stream: error, close, subscription gone; its chain stops.
-    ok(handle_websocket(&streams, ws_event("$default", "E5=", Some("not json"))).await);
+    ok(handle_websocket(&streams, None, ws_event("$default", "E5=", Some("not json"))).await);
     assert_eq!(
         connections.posted("E5=").last(),
         Some(&json!({"error": "Invalid request format. Must be JSON with 'social_task_id' and 'refresh_interval'"}))

@@ -14,6 +14,7 @@
 //! | `ORCADE_URL` | an Orcade elsewhere, over HTTP; unset, Orcade's flows in this stack | assign, bidding-outcome, deadline |
 //! | Orcade's variables (`functions/orcade/src/wiring.rs`: its delivery queue, close schedules, hooks) | Orcade in this stack: the job creator | assign |
 //! | hooks | see `agora_hooks_remote::HooksConfig`: selectors, acceptance functions | submit-task, subjects, assign |
+//! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions |
 
 use agora_delegate::HttpDelegate;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};

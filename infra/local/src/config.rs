@@ -79,6 +79,27 @@ pub struct Config {
     /// are set. Off when the folder has neither subfolder (or is "": `--functions-dir ""`).
     #[arg(long, env = "AGORA_FUNCTIONS_DIR", default_value = "infra/local", value_parser = any_path)]
     pub functions_dir: PathBuf,
+    /// URL of the identity provider's JWKS (e.g. `https://<issuer>/.well-known/jwks.json`):
+    /// authentication is on, every service route needs a bearer token signed by one of its keys
+    /// (RS256 or ES256). Unset (and no public key file), authentication is off and the ids in
+    /// requests are trusted.
+    #[arg(long, env = "AGORA_AUTH_JWKS_URL")]
+    pub auth_jwks_url: Option<String>,
+    /// A PEM file holding the one public key tokens are signed with, instead of a JWKS URL.
+    #[arg(long, env = "AGORA_AUTH_PUBLIC_KEY_FILE")]
+    pub auth_public_key_file: Option<String>,
+    /// The issuer (`iss`) tokens must name; required when authentication is on.
+    #[arg(long, env = "AGORA_AUTH_ISSUER")]
+    pub auth_issuer: Option<String>,
+    /// The audience (`aud`) tokens must name; required when authentication is on.
+    #[arg(long, env = "AGORA_AUTH_AUDIENCE")]
+    pub auth_audience: Option<String>,
+    /// The claim whose value is the caller's subject id.
+    #[arg(long, env = "AGORA_AUTH_SUBJECT_CLAIM", default_value = agora_auth::DEFAULT_SUBJECT_CLAIM)]
+    pub auth_subject_claim: String,
+    /// The scope that makes a caller an operator, who may act as any subject.
+    #[arg(long, env = "AGORA_AUTH_ADMIN_SCOPE", default_value = agora_auth::DEFAULT_ADMIN_SCOPE)]
+    pub auth_admin_scope: String,
     /// Hook settings from the environment (FUNCTIONS_REGISTRY_URL, WORKFLOWS_API_URL,
     /// EXECUTOR_ID, AGORA_HOOK_SIGNING_SECRET, AGORA_PYTHON, ...: see agora_hooks_remote::config).
     /// Its timeout is replaced by `hook_timeout_ms`.
@@ -109,6 +130,12 @@ impl Config {
             bidding_timeout_ms: 86_400_000,
             orcade_url: None,
             functions_dir: PathBuf::new(),
+            auth_jwks_url: None,
+            auth_public_key_file: None,
+            auth_issuer: None,
+            auth_audience: None,
+            auth_subject_claim: agora_auth::DEFAULT_SUBJECT_CLAIM.into(),
+            auth_admin_scope: agora_auth::DEFAULT_ADMIN_SCOPE.into(),
             hooks: HooksConfig::default(),
         }
     }

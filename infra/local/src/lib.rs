@@ -5,6 +5,7 @@
 //! with its own limits, and answers a path no route serves in the error shape of the service
 //! whose paths it looks like.
 
+pub mod auth;
 pub mod config;
 pub mod delegate;
 pub mod inbox;
@@ -19,6 +20,7 @@ pub use config::Config;
 
 use agora_hooks::Remote;
 use agora_hooks_remote::RemoteHooks;
+use agora_http::access::Identity;
 use agora_orcade_core::Orcade;
 use agora_voting_core::Voting;
 use agora_xchange_core::Xchange;
@@ -96,6 +98,8 @@ pub struct Platform {
 /// background work in the current tokio runtime.
 pub async fn start(config: &Config) -> Result<Running, BoxError> {
     std::fs::create_dir_all(&config.data_dir)?;
+    agora_http::body::body_limit_from_env()?;
+    let verifier = auth::verifier(config).await?;
     // Bound first: with the local registry on, the hooks call this server's own address.
     let listener = tokio::net::TcpListener::bind((config.bind.as_str(), config.port)).await?;
     let addr = listener.local_addr()?;
@@ -127,7 +131,10 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     if local_registry {
         app = app.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
     }
-    let app = app.fallback(no_route).method_not_allowed_fallback(wrong_method);
+    let mut app = app.fallback(no_route).method_not_allowed_fallback(wrong_method);
+    if let Some(verifier) = verifier {
+        app = app.layer(axum::middleware::from_fn_with_state(verifier, auth::identify));
+    }
     tracing::info!(
         %addr,
         data_dir = %config.data_dir.display(),
@@ -146,8 +153,20 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     Ok(Running { addr, voting: voting.voting, orcade: orcade.orcade, xchange: xchange.xchange, inbox: platform.inbox, tasks })
 }
 
-async fn read_inbox(State(inbox): State<LocalInbox>, Path(subject): Path<String>) -> Json<Vec<serde_json::Value>> {
-    Json(inbox.messages(&subject))
+/// A subject's messages: with authentication on, for that subject or an operator only.
+async fn read_inbox(State(inbox): State<LocalInbox>, access: Option<axum::Extension<Identity>>, Path(subject): Path<String>) -> Response {
+    match access.map(|axum::Extension(identity)| identity) {
+        Some(Identity::Refused(error)) => {
+            let (status, message) = agora_http::access::unauthorized(&error);
+            agora_http::access::with_challenge((status, Json(serde_json::json!({ "error": message }))).into_response(), &error)
+        }
+        Some(Identity::Caller(caller)) if !caller.may_act_as(&subject) => {
+            let (status, message) =
+                agora_http::access::forbidden(format!("the inbox of {subject:?} is read by that subject or an operator"));
+            (status, Json(serde_json::json!({ "error": message }))).into_response()
+        }
+        _ => Json(inbox.messages(&subject)).into_response(),
+    }
 }
 
 /// The service whose error shape answers a path: Orcade's and Xchange's have theirs, every

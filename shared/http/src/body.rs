@@ -14,15 +14,42 @@ use serde_json::Value;
 /// A refusal: the status and the message the client reads.
 pub type Refusal = (StatusCode, String);
 
-/// The largest request body a service's routes read (a create request with large option maps
-/// fits many times over); a larger one is answered 413.
-pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+/// Environment variable: the largest request body, in bytes.
+pub const MAX_BODY_BYTES_ENV: &str = "AGORA_MAX_BODY_BYTES";
 
-/// The request's body, whole, under [`BODY_LIMIT`].
+/// The largest request body when [`MAX_BODY_BYTES_ENV`] is unset: 1 MiB (a create request with
+/// large option maps fits many times over).
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+
+/// The largest request body a service's routes read, [`MAX_BODY_BYTES_ENV`] or
+/// [`DEFAULT_BODY_LIMIT`], read once per process; a larger body is answered 413. Front doors call
+/// [`body_limit_from_env`] at start-up so that a wrong value stops them there.
+pub fn body_limit() -> usize {
+    static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        body_limit_from_env().unwrap_or_else(|e| {
+            tracing::error!(error = %e, limit = DEFAULT_BODY_LIMIT, "request body limit: the default is used");
+            DEFAULT_BODY_LIMIT
+        })
+    })
+}
+
+/// [`MAX_BODY_BYTES_ENV`]: a whole number of bytes from 1 KiB to 64 MiB; unset, the default.
+pub fn body_limit_from_env() -> Result<usize, String> {
+    let Some(text) = agora_support::env::var(MAX_BODY_BYTES_ENV) else { return Ok(DEFAULT_BODY_LIMIT) };
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1024..=64 << 20).contains(&n) => Ok(n),
+        _ => Err(format!("{MAX_BODY_BYTES_ENV} must be a whole number of bytes from 1024 to 67108864, got {text:?}")),
+    }
+}
+
+/// The request's body, whole, under [`body_limit`].
 pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Refusal> {
-    let too_large = || (StatusCode::PAYLOAD_TOO_LARGE, format!("Request body is too large: the limit is {} MiB", BODY_LIMIT >> 20));
+    let limit = body_limit();
+    let too_large =
+        || (StatusCode::PAYLOAD_TOO_LARGE, format!("Request body is too large: the limit is {limit} bytes ({MAX_BODY_BYTES_ENV})"));
     let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+    if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
     Bytes::from_request(req, state).await.map_err(|e| {
@@ -53,13 +80,13 @@ pub fn json_body(bytes: &[u8], allow_empty: bool) -> Result<Value, String> {
 }
 
 /// Defines, in a service's API crate, the extractors its routes read a request with: `Body` (the
-/// body, whole, under [`BODY_LIMIT`]), `Segment` (the route's one path segment, percent-decoded)
+/// body, whole, under [`body_limit`]), `Segment` (the route's one path segment, percent-decoded)
 /// and `json_body` (the body as JSON), each refusing in the service's error `$error`, which
 /// has `with_status(StatusCode, String)` and `bad_request(String)`.
 #[macro_export]
 macro_rules! extractors {
     ($error:ty) => {
-        pub use $crate::body::BODY_LIMIT;
+        pub use $crate::body::body_limit;
 
         /// A request body, whole.
         pub struct Body(pub ::axum::body::Bytes);

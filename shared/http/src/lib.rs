@@ -7,8 +7,11 @@
 //! * [`page_of_query`]: the optional `?limit=&skip=` of a query route, as the store's
 //!   [`Page`](agora_store::Page);
 //! * [`limits`]: the limits on a request's head (414, 431), each service answering in its shape;
-//! * [`body`]: a request's body and path segment, read with a refusal for every malformed one.
+//! * [`body`]: a request's body and path segment, read with a refusal for every malformed one;
+//! * [`access`]: who is calling, as the front door said, and the checks that a caller acts only
+//!   as itself.
 
+pub mod access;
 pub mod body;
 pub mod limits;
 mod list;

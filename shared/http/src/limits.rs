@@ -2,10 +2,15 @@
 //! [`MAX_HEADERS`] headers or more than [`MAX_HEADER_BYTES`] of them a 431. The HTTP server's own
 //! limits sit above these (hyper answers a head beyond 100 headers or its read buffer itself,
 //! without a body), so every head the server can still read is answered by the service, in its
-//! own JSON error shape (each service's middleware turns [`head_problem`] into its error). API
-//! Gateway applies its own limits before a function sees the request.
+//! own JSON error shape (each service's middleware, [`check_request`], turns [`head_problem`] into
+//! its error). API Gateway applies its own limits before a function sees the request.
 
+use crate::access;
+use crate::body::Refusal;
+use axum::extract::Request as AxumRequest;
 use axum::http::{Request, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
 
 /// The longest request URI (path and query) taken.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
@@ -31,6 +36,20 @@ pub fn head_problem<B>(request: &Request<B>) -> Option<(StatusCode, String)> {
         return Some((StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, message));
     }
     None
+}
+
+/// The checks every route of a service runs before its handler, answered in the service's error
+/// shape by `refuse`: the head's limits ([`head_problem`]), then the caller (a 401 with its
+/// `WWW-Authenticate` challenge when the front door refused it, [`access::refused`]).
+pub async fn check_request(request: AxumRequest, next: Next, refuse: impl Fn(Refusal) -> Response) -> Response {
+    if let Some(problem) = head_problem(&request) {
+        return refuse(problem);
+    }
+    if let Some(error) = access::refused(&request) {
+        let error = error.clone();
+        return access::with_challenge(refuse(access::unauthorized(&error)), &error);
+    }
+    next.run(request).await
 }
 
 #[cfg(test)]

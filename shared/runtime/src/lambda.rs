@@ -1,11 +1,15 @@
 //! Every Lambda function's main, whatever the service: JSON logs, then one of
 //!
-//! - [`serve_http`]: an axum router behind API Gateway (the same router the local server serves);
+//! - [`serve_http`]: an axum router behind API Gateway (the same router the local server serves),
+//!   its callers named by the JWT authorizer's claims when `AGORA_AUTH` is `jwt-authorizer`
+//!   ([`http_app`]);
 //! - [`serve_sqs`]: an SQS event source whose records a [`WorkHandler`] handles one by one, with
 //!   partial batch failures (a record to retry is redelivered alone, and dead-lettered after the
 //!   queue's `maxReceiveCount`);
 //! - [`serve_event`]: any other event (EventBridge, Scheduler), as JSON, to an async function.
 
+use agora_auth::{AuthError, ClaimRules};
+use agora_http::access::Identity;
 use agora_ports::{WorkHandler, WorkOutcome};
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
 use futures::future::join_all;
@@ -23,9 +27,75 @@ pub fn init_tracing() {
     let _ = tracing_subscriber::fmt().json().with_env_filter(filter).with_current_span(false).without_time().try_init();
 }
 
-/// Serves `router` through API Gateway.
+/// Environment variable: `jwt-authorizer` when API Gateway's JWT authorizer guards every route
+/// (the template sets it when `AuthEnabled` is true), `off` or unset when it does not.
+pub const AUTH_ENV: &str = "AGORA_AUTH";
+
+/// How a function learns who is calling, from `AGORA_AUTH`: the claim rules
+/// (`AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE`) when the authorizer is on, `None` when
+/// it is off.
+pub fn auth_from_env() -> Result<Option<ClaimRules>, Error> {
+    match agora_support::env::var(AUTH_ENV).as_deref() {
+        None | Some("off") => Ok(None),
+        Some("jwt-authorizer") => Ok(Some(ClaimRules::from_env())),
+        Some(other) => Err(format!("{AUTH_ENV} must be \"jwt-authorizer\" or \"off\", got {other:?}").into()),
+    }
+}
+
+/// `router` as a function serves it: with `rules`, each request's caller is read from the JWT
+/// authorizer's claims in its API Gateway request context ([`identity_of`]); without, the
+/// routes trust the ids in requests (logged once).
+pub fn http_app(router: axum::Router, rules: Option<ClaimRules>) -> axum::Router {
+    match rules {
+        Some(rules) => router.layer(axum::middleware::from_fn_with_state(Arc::new(rules), identify)),
+        None => {
+            tracing::warn!("{AUTH_ENV} is off: the routes trust the subject ids in requests");
+            router
+        }
+    }
+}
+
+/// Serves `router` through API Gateway ([`http_app`] with [`auth_from_env`]).
 pub async fn serve_http(router: axum::Router) -> Result<(), Error> {
-    lambda_http::run(router).await
+    lambda_http::run(http_app(router, auth_from_env()?)).await
+}
+
+/// Middleware: the caller of the request, from its request context.
+async fn identify(
+    axum::extract::State(rules): axum::extract::State<Arc<ClaimRules>>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let identity = identity_of(&rules, request.extensions().get::<lambda_http::request::RequestContext>());
+    request.extensions_mut().insert(identity);
+    next.run(request).await
+}
+
+/// Who is calling, by the JWT authorizer's claims in an HTTP API request context. API Gateway
+/// has verified the token; a request without claims (a route left without the authorizer) is
+/// refused as one without a token. The claims come as strings: a list claim (`scp`) reads
+/// `[a b]`, split here into its items.
+pub fn identity_of(rules: &ClaimRules, context: Option<&lambda_http::request::RequestContext>) -> Identity {
+    let jwt = match context {
+        Some(lambda_http::request::RequestContext::ApiGatewayV2(c)) => c.authorizer.as_ref().and_then(|a| a.jwt.as_ref()),
+        _ => None,
+    };
+    let Some(jwt) = jwt else { return Identity::Refused(AuthError::Missing) };
+    let claims = jwt
+        .claims
+        .iter()
+        .map(|(name, value)| {
+            let value = match value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+                Some(items) => serde_json::Value::Array(items.split([' ', ',']).filter(|i| !i.is_empty()).map(|i| i.into()).collect()),
+                None => serde_json::Value::String(value.clone()),
+            };
+            (name.clone(), value)
+        })
+        .collect();
+    match rules.caller(&claims, jwt.scopes.as_deref().unwrap_or_default()) {
+        Ok(caller) => Identity::Caller(caller),
+        Err(error) => Identity::Refused(error),
+    }
 }
 
 /// The answer to an SQS batch: the message ids SQS must deliver again (each alone), none when

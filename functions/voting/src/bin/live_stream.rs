@@ -7,10 +7,15 @@ use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsock
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let streams = wiring::live_streams_from_env().await?;
+    let (streams, verifier) = tokio::try_join!(wiring::live_streams_from_env(), wiring::live_verifier_from_env())?;
+    let verifier = std::sync::Arc::new(verifier);
     agora_runtime::lambda::serve_event(move |event: ApiGatewayWebsocketProxyRequest| {
-        let streams = streams.clone();
-        async move { Ok::<ApiGatewayProxyResponse, agora_runtime::lambda::Error>(live::handle_websocket(&streams, event).await) }
+        let (streams, verifier) = (streams.clone(), verifier.clone());
+        async move {
+            Ok::<ApiGatewayProxyResponse, agora_runtime::lambda::Error>(
+                live::handle_websocket(&streams, verifier.as_ref().as_ref(), event).await,
+            )
+        }
     })
     .await
 }

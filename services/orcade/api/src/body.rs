@@ -1,4 +1,4 @@
 //! What a route reads from a request (`agora_http::body`), every refusal in this service's JSON
-//! error: the body, read as bytes under [`BODY_LIMIT`], and a path segment (a job or bid id).
+//! error: the body, read as bytes under [`body_limit`], and a path segment (a job or bid id).
 
 agora_http::extractors!(crate::error::ApiError);

@@ -55,7 +55,7 @@ fn status_of(e: &OrcadeError) -> StatusCode {
         | OrcadeError::InvalidFilter(_)
         | OrcadeError::NoTags
         | OrcadeError::InvalidMatch(_) => StatusCode::BAD_REQUEST,
-        OrcadeError::NotOnRoster { .. } | OrcadeError::NotCreator { .. } => StatusCode::FORBIDDEN,
+        OrcadeError::NotOnRoster { .. } | OrcadeError::NotCreator { .. } | OrcadeError::NotBidder { .. } => StatusCode::FORBIDDEN,
         OrcadeError::UnknownJob(_) | OrcadeError::UnknownBid(_) => StatusCode::NOT_FOUND,
         OrcadeError::JobIdTaken(_)
         | OrcadeError::AlreadyBid { .. }
@@ -86,7 +86,12 @@ fn wording(e: &OrcadeError) -> String {
         }
         OrcadeError::PqtRefused { reason, .. } => format!("Bid refused by the PQT: {reason}"),
         OrcadeError::AlreadyClosed(id) => format!("Bid job {id:?} is already closed"),
-        OrcadeError::NotCreator { bid_job_id } => format!("Only the creator of bid job {bid_job_id:?} may close it"),
+        OrcadeError::NotCreator { bid_job_id, action } => {
+            format!("Forbidden: only the creator of bid job {bid_job_id:?} or an operator may {action} it")
+        }
+        OrcadeError::NotBidder { bid_id, action } => {
+            format!("Forbidden: only the subject of bid {bid_id:?} or an operator may {action} it")
+        }
         OrcadeError::InvalidFilter(e) => format!("Invalid filter: {e}"),
         OrcadeError::NoTags => "tags must name at least one tag (tags=a,b)".into(),
         OrcadeError::InvalidMatch(got) => format!("match must be \"all\" or \"any\", got {got:?}"),
@@ -109,5 +114,13 @@ impl IntoResponse for ApiError {
             _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
         }
         (self.status, Json(json!({ "ok": false, "error": self.message }))).into_response()
+    }
+}
+
+/// A refusal of the platform's request checks (`agora_http`: a 401, a 403, a 413) in this
+/// service's shape.
+impl From<agora_http::body::Refusal> for ApiError {
+    fn from((status, message): agora_http::body::Refusal) -> Self {
+        ApiError::with_status(status, message)
     }
 }

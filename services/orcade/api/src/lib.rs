@@ -9,7 +9,7 @@ mod error;
 pub mod limits;
 mod routes;
 
-pub use body::BODY_LIMIT;
+pub use body::body_limit;
 pub use error::ApiError;
 pub use routes::{
     close_routes, create_routes, edit_routes, flow_router, no_route, query_routes, router, routes, submit_routes, with_fallbacks,

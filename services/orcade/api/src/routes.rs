@@ -14,9 +14,10 @@
 //! `PATCH` an edit): axum merges their methods. The static paths `/bid-jobs/query` and
 //! `/bid-jobs/by-tags` win over `/bid-jobs/{id}`.
 
-use crate::body::{json_body, Body, Segment, BODY_LIMIT};
+use crate::body::{json_body, Body, Segment};
 use crate::error::ApiError;
 use crate::ok_raw;
+use agora_http::access::Access;
 use agora_orcade_core::{BidIntake, Closer, Edits, JobCreator, Orcade, OrcadeError, Queries, TagMatch};
 use agora_store::{DocStream, Json};
 use axum::extract::{DefaultBodyLimit, RawQuery, State};
@@ -126,27 +127,29 @@ pub fn with_fallbacks(router: Router) -> Router {
     router
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(crate::limits::check_head))
+        .layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
+        .layer(axum::middleware::from_fn(crate::limits::check_request))
 }
 
 /// The body limit and the limits on a request's head on `router`'s routes only (not on a
 /// fallback): for a server that mounts several services, each with its own error shape.
 pub fn with_limits(router: Router) -> Router {
-    router.route_layer(DefaultBodyLimit::max(BODY_LIMIT)).route_layer(axum::middleware::from_fn(crate::limits::check_head))
+    router
+        .route_layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
+        .route_layer(axum::middleware::from_fn(crate::limits::check_request))
 }
 
 // Jobs.
 
-async fn create_job(State(creator): State<JobCreator>, Body(body): Body) -> Reply {
-    let body = json_body(&body, false)?;
+async fn create_job(State(creator): State<JobCreator>, access: Access, Body(body): Body) -> Reply {
+    let mut body = json_body(&body, false)?;
+    access.claim_field(&mut body, "bid_job_creator_id")?;
     let job = creator.create_job(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": job}))).into_response())
 }
 
-async fn close_job(State(closer): State<Closer>, Segment(id): Segment) -> Reply {
-    // The spec's API carries no caller identity: whoever knows the id may close the job.
-    let job = closer.close_job(&id, None).await?;
+async fn close_job(State(closer): State<Closer>, access: Access, Segment(id): Segment) -> Reply {
+    let job = closer.close_job(&id, access.caller()).await?;
     Ok(JsonResponse(json!({"ok": true, "data": job})).into_response())
 }
 
@@ -154,13 +157,13 @@ async fn get_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply 
     Ok(raw(StatusCode::OK, &queries.job(&id).await?))
 }
 
-async fn patch_job(State(edits): State<Edits>, Segment(id): Segment, Body(body): Body) -> Reply {
+async fn patch_job(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
-    Ok(raw(StatusCode::OK, &edits.patch_job(&id, &body).await?))
+    Ok(raw(StatusCode::OK, &edits.patch_job(&id, &body, access.caller()).await?))
 }
 
-async fn delete_job(State(edits): State<Edits>, Segment(id): Segment) -> Reply {
-    edits.delete_job(&id).await?;
+async fn delete_job(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
+    edits.delete_job(&id, access.caller()).await?;
     Ok(deleted())
 }
 
@@ -182,8 +185,9 @@ async fn jobs_by_tags(State(queries): State<Queries>, RawQuery(query): RawQuery)
 
 // Bids.
 
-async fn submit_bid(State(intake): State<BidIntake>, Segment(id): Segment, Body(body): Body) -> Reply {
-    let body = json_body(&body, false)?;
+async fn submit_bid(State(intake): State<BidIntake>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
+    let mut body = json_body(&body, false)?;
+    access.claim_field(&mut body, "bid_subject_id")?;
     let bid = intake.submit_bid(&id, &body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": bid}))).into_response())
 }
@@ -196,13 +200,13 @@ async fn get_bid(State(queries): State<Queries>, Segment(id): Segment) -> Reply 
     Ok(raw(StatusCode::OK, &queries.bid(&id).await?))
 }
 
-async fn patch_bid(State(edits): State<Edits>, Segment(id): Segment, Body(body): Body) -> Reply {
+async fn patch_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
-    Ok(raw(StatusCode::OK, &edits.patch_bid(&id, &body).await?))
+    Ok(raw(StatusCode::OK, &edits.patch_bid(&id, &body, access.caller()).await?))
 }
 
-async fn delete_bid(State(edits): State<Edits>, Segment(id): Segment) -> Reply {
-    edits.delete_bid(&id).await?;
+async fn delete_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
+    edits.delete_bid(&id, access.caller()).await?;
     Ok(deleted())
 }
 

@@ -47,9 +47,13 @@ pub enum OrcadeError {
     /// `POST /bid-jobs/{id}/close` on a job that is closed already (409).
     #[error("bid job {0:?} is already closed")]
     AlreadyClosed(String),
-    /// `POST /bid-jobs/{id}/close` by someone other than the job's creator (403).
-    #[error("only the creator of bid job {bid_job_id:?} may close it")]
-    NotCreator { bid_job_id: String },
+    /// A close, PATCH or DELETE of a job by a caller who is neither its creator nor an
+    /// operator (403); `action` says which (`close`, `change`, `delete`).
+    #[error("only the creator of bid job {bid_job_id:?} or an operator may {action} it")]
+    NotCreator { bid_job_id: String, action: &'static str },
+    /// A PATCH or DELETE of a bid by a caller who is neither its subject nor an operator (403).
+    #[error("only the subject of bid {bid_id:?} or an operator may {action} it")]
+    NotBidder { bid_id: String, action: &'static str },
     /// The query's filter is not one of the filter language (400).
     #[error("invalid filter: {0}")]
     InvalidFilter(String),

@@ -1,6 +1,7 @@
 //! The Orcade flows below HTTP: on the in-memory store, with a clock the test moves, queues and
 //! schedules that record what they get, and a scripted delegate. Milliseconds per test.
 
+use agora_auth::Caller;
 use agora_filter::Filter;
 use agora_hooks::{Call, HookError, NoRemote, Remote};
 use agora_orcade_core::work::{close_request, close_schedule_name, evaluation_request};
@@ -204,6 +205,10 @@ fn open_job(max: Option<i64>, max_time: Option<i64>) -> Value {
 
 fn bid(subject: &str, price: f64, confidence: f64) -> Value {
     json!({"bid_subject_id": subject, "bid_data": {"price_usd": price, "confidence": confidence}})
+}
+
+fn caller(subject: &str) -> Caller {
+    Caller { subject: subject.into(), admin: false }
 }
 
 fn value(doc: &Json) -> Value {
@@ -439,10 +444,10 @@ async fn every_refusal_of_section_3() {
     );
     // The creator closes early; another creator may not; twice is a 409.
     assert_eq!(
-        f.orcade.closer().close_job(&job_id, Some("intruder")).await.unwrap_err(),
-        OrcadeError::NotCreator { bid_job_id: job_id.clone() }
+        f.orcade.closer().close_job(&job_id, Some(&caller("intruder"))).await.unwrap_err(),
+        OrcadeError::NotCreator { bid_job_id: job_id.clone(), action: "close" }
     );
-    let closed = f.orcade.closer().close_job(&job_id, Some("planner")).await.expect("closed");
+    let closed = f.orcade.closer().close_job(&job_id, Some(&caller("planner"))).await.expect("closed");
     assert_eq!(closed.bid_job_status, BidJobStatus::Closed);
     assert_eq!(f.orcade.closer().close_job(&job_id, None).await.unwrap_err(), OrcadeError::AlreadyClosed(job_id.clone()));
     assert_eq!(f.orcade.closer().close_job("nope", None).await.unwrap_err(), OrcadeError::UnknownJob("nope".into()));
@@ -659,7 +664,7 @@ async fn the_creators_close_racing_the_last_bid_requests_one_evaluation() {
         let closes: Vec<_> = (0..3)
             .map(|_| {
                 let (o, j) = (f.orcade.clone(), job_id.clone());
-                tokio::spawn(async move { o.closer().close_job(&j, Some("planner")).await })
+                tokio::spawn(async move { o.closer().close_job(&j, Some(&caller("planner"))).await })
             })
             .collect();
         let last = last.await.unwrap();
@@ -861,23 +866,60 @@ async fn an_applicant_that_died_before_its_roster_append_is_put_back_by_the_eval
     assert_eq!(winners, ["a2"]);
 }
 
+/// With the caller known, a job is closed, changed or deleted only by its creator or an
+/// operator, a bid changed or deleted only by its subject or an operator; a refusal changes
+/// nothing.
+#[tokio::test]
+async fn only_the_creator_or_an_operator_edits_a_job_only_the_bidder_a_bid() {
+    let f = flows();
+    let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    let b = f.orcade.intake().submit_bid(&job_id, &bid("t1", 10.0, 0.9)).await.unwrap();
+    let (edits, stranger, operator) = (f.orcade.edits(), caller("t2"), Caller { subject: "ops".into(), admin: true });
+    let not_creator = |action| OrcadeError::NotCreator { bid_job_id: job_id.clone(), action };
+    let not_bidder = |action| OrcadeError::NotBidder { bid_id: b.bid_id.clone(), action };
+    assert_eq!(edits.patch_job(&job_id, &json!({"bid_job_name": "x"}), Some(&stranger)).await.unwrap_err(), not_creator("change"));
+    assert_eq!(edits.delete_job(&job_id, Some(&stranger)).await.unwrap_err(), not_creator("delete"));
+    assert_eq!(f.orcade.closer().close_job(&job_id, Some(&stranger)).await.unwrap_err(), not_creator("close"));
+    assert_eq!(
+        edits.patch_bid(&b.bid_id, &json!({"bid_data.eta_hours": 1}), Some(&caller("planner"))).await.unwrap_err(),
+        not_bidder("change")
+    );
+    assert_eq!(edits.delete_bid(&b.bid_id, Some(&stranger)).await.unwrap_err(), not_bidder("delete"));
+    assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Open, "nothing changed");
+    assert_eq!(bids(&f, &job_id).await.len(), 1);
+
+    let patched = value(&edits.patch_bid(&b.bid_id, &json!({"bid_data.eta_hours": 6}), Some(&caller("t1"))).await.unwrap());
+    assert_eq!(patched["bid_data"]["eta_hours"], 6);
+    edits.patch_job(&job_id, &json!({"bid_job_metadata.priority": "high"}), Some(&caller("planner"))).await.unwrap();
+    edits.patch_job(&job_id, &json!({"bid_job_metadata.by": "ops"}), Some(&operator)).await.unwrap();
+    edits.delete_bid(&b.bid_id, Some(&operator)).await.unwrap();
+    assert_eq!(edits.delete_bid("nope", Some(&stranger)).await.unwrap_err(), OrcadeError::UnknownBid("nope".into()));
+    edits.delete_job(&job_id, Some(&caller("planner"))).await.unwrap();
+}
+
 #[tokio::test]
 async fn edits_and_queries() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
-    let patched = value(&f.orcade.edits().patch_job(&job_id, &json!({"bid_job_metadata.priority": "high"})).await.unwrap());
+    let patched = value(&f.orcade.edits().patch_job(&job_id, &json!({"bid_job_metadata.priority": "high"}), None).await.unwrap());
     assert_eq!(patched["bid_job_metadata"], json!({"parameters": {"min": 0.8}, "priority": "high"}));
-    assert!(matches!(f.orcade.edits().patch_job(&job_id, &json!({"bid_job_status": "closed"})).await, Err(OrcadeError::InvalidPatch(_))));
     assert!(matches!(
-        f.orcade.edits().patch_job(&job_id, &json!({"bid_job_evaluator_id": "https://hooks.example/e"})).await,
+        f.orcade.edits().patch_job(&job_id, &json!({"bid_job_status": "closed"}), None).await,
+        Err(OrcadeError::InvalidPatch(_))
+    ));
+    assert!(matches!(
+        f.orcade.edits().patch_job(&job_id, &json!({"bid_job_evaluator_id": "https://hooks.example/e"}), None).await,
         Err(OrcadeError::UnavailableHooks(_))
     ));
-    assert_eq!(f.orcade.edits().patch_job("nope", &json!({"bid_job_name": {}})).await.unwrap_err(), OrcadeError::UnknownJob("nope".into()));
+    assert_eq!(
+        f.orcade.edits().patch_job("nope", &json!({"bid_job_name": {}}), None).await.unwrap_err(),
+        OrcadeError::UnknownJob("nope".into())
+    );
 
     let b = f.orcade.intake().submit_bid(&job_id, &bid("t1", 10.0, 0.9)).await.unwrap();
-    let patched = value(&f.orcade.edits().patch_bid(&b.bid_id, &json!({"bid_data.eta_hours": 6})).await.unwrap());
+    let patched = value(&f.orcade.edits().patch_bid(&b.bid_id, &json!({"bid_data.eta_hours": 6}), None).await.unwrap());
     assert_eq!(patched["bid_data"]["eta_hours"], 6);
-    assert!(matches!(f.orcade.edits().patch_bid(&b.bid_id, &json!({"is_winner": true})).await, Err(OrcadeError::InvalidPatch(_))));
+    assert!(matches!(f.orcade.edits().patch_bid(&b.bid_id, &json!({"is_winner": true}), None).await, Err(OrcadeError::InvalidPatch(_))));
 
     let q = f.orcade.queries();
     assert_eq!(q.query_bids(&json!({"bid_data.eta_hours": {"$gte": 6}})).await.unwrap().len(), 1);
@@ -889,13 +931,13 @@ async fn edits_and_queries() {
     assert_eq!(q.bids_of("nope").await.unwrap_err(), OrcadeError::UnknownJob("nope".into()));
     assert_eq!(q.task_results_of("nope").await.unwrap_err(), OrcadeError::UnknownJob("nope".into()));
 
-    f.orcade.edits().delete_bid(&b.bid_id).await.unwrap();
-    assert_eq!(f.orcade.edits().delete_bid(&b.bid_id).await.unwrap_err(), OrcadeError::UnknownBid(b.bid_id.clone()));
+    f.orcade.edits().delete_bid(&b.bid_id, None).await.unwrap();
+    assert_eq!(f.orcade.edits().delete_bid(&b.bid_id, None).await.unwrap_err(), OrcadeError::UnknownBid(b.bid_id.clone()));
     f.orcade.intake().submit_bid(&job_id, &bid("t2", 10.0, 0.9)).await.unwrap();
-    f.orcade.edits().delete_job(&job_id).await.unwrap();
+    f.orcade.edits().delete_job(&job_id, None).await.unwrap();
     assert_eq!(q.job(&job_id).await.unwrap_err(), OrcadeError::UnknownJob(job_id.clone()));
     assert!(q.query_bids(&json!({"bid_job_id": job_id})).await.unwrap().is_empty(), "its bids went with it");
-    assert_eq!(f.orcade.edits().delete_job(&job_id).await.unwrap_err(), OrcadeError::UnknownJob(job_id.clone()));
+    assert_eq!(f.orcade.edits().delete_job(&job_id, None).await.unwrap_err(), OrcadeError::UnknownJob(job_id.clone()));
     // Its queued bid_requests find it gone.
     let d = Delivery::parse(&f.deliveries.take()[0].body).unwrap();
     assert_eq!(f.orcade.deliverer().deliver(&d).await.unwrap(), DeliveryOutcome::JobGone);

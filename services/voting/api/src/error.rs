@@ -110,6 +110,14 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A refusal of the platform's request checks (`agora_http`: a 401, a 403, a 413) in this
+/// service's shape.
+impl From<agora_http::body::Refusal> for ApiError {
+    fn from((status, message): agora_http::body::Refusal) -> Self {
+        ApiError::with_status(status, message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,9 @@
 //! The routes of §3: one handler per route, each a thin call into the core.
 
-use crate::body::{json_body, Body, Segment, BODY_LIMIT};
+use crate::body::{json_body, Body, Segment};
 use crate::error::ApiError;
 use crate::raw_json;
+use agora_http::access::Access;
 use agora_store::Json;
 use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting, VotingError};
 
@@ -95,18 +96,21 @@ pub fn with_fallbacks(router: Router) -> Router {
     router
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(crate::limits::check_head))
+        .layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
+        .layer(axum::middleware::from_fn(crate::limits::check_request))
 }
 
 /// The body limit and the limits on a request's head on `router`'s routes only (not on a
 /// fallback): for a server that mounts several services, each with its own error shape.
 pub fn with_limits(router: Router) -> Router {
-    router.route_layer(DefaultBodyLimit::max(BODY_LIMIT)).route_layer(axum::middleware::from_fn(crate::limits::check_head))
+    router
+        .route_layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
+        .route_layer(axum::middleware::from_fn(crate::limits::check_request))
 }
 
-async fn submit_task(State(creator): State<TaskCreator>, Body(body): Body) -> Reply {
-    let body = json_body(&body, false)?;
+async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(body): Body) -> Reply {
+    let mut body = json_body(&body, false)?;
+    access.claim_field(&mut body, "created_by_subject_id")?;
     let id = creator.create_task(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
 }
@@ -117,8 +121,9 @@ async fn parse_task(State(parser): State<TaskParser>, Body(body): Body) -> Reply
     Ok(JsonResponse(json!({ "parsed": bundle.to_parsed_dict() })).into_response())
 }
 
-async fn submit_vote(State(intake): State<VoteIntake>, Body(body): Body) -> Reply {
-    let body = json_body(&body, false).map_err(|e| ApiError::bad_request(format!("Vote rejected: {}", e.message())))?;
+async fn submit_vote(State(intake): State<VoteIntake>, access: Access, Body(body): Body) -> Reply {
+    let mut body = json_body(&body, false).map_err(|e| ApiError::bad_request(format!("Vote rejected: {}", e.message())))?;
+    access.claim_field(&mut body, "submitter_subject_id")?;
     let accepted = intake.submit_vote(&body).await.map_err(ApiError::vote)?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }

@@ -9,8 +9,9 @@
 //! Tasks have no update or delete route (compat). The static paths `/tasks/query` and
 //! `/subjects/query` win over `/tasks/{id}` and `/subjects/{id}`.
 
-use crate::body::{json_body, Body, Segment, BODY_LIMIT};
+use crate::body::{json_body, Body, Segment};
 use crate::error::ApiError;
+use agora_http::access::Access;
 use agora_store::DocStream;
 use agora_xchange_core::{Queries, Subjects, TaskIntake, Xchange, XchangeError};
 use axum::extract::{DefaultBodyLimit, RawQuery, State};
@@ -95,14 +96,16 @@ pub fn with_fallbacks(router: Router) -> Router {
     router
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(crate::limits::check_head))
+        .layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
+        .layer(axum::middleware::from_fn(crate::limits::check_request))
 }
 
 /// The body limit and the head limits on `router`'s routes only (for a server of several
 /// services).
 pub fn with_limits(router: Router) -> Router {
-    router.route_layer(DefaultBodyLimit::max(BODY_LIMIT)).route_layer(axum::middleware::from_fn(crate::limits::check_head))
+    router
+        .route_layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
+        .route_layer(axum::middleware::from_fn(crate::limits::check_request))
 }
 
 /// Whether `path` is one of Xchange's.
@@ -133,8 +136,9 @@ async fn query_tasks(State(queries): State<Queries>, RawQuery(query): RawQuery, 
 
 // Subjects.
 
-async fn create_subject(State(subjects): State<Subjects>, Body(body): Body) -> Reply {
-    let body = json_body(&body, false)?;
+async fn create_subject(State(subjects): State<Subjects>, access: Access, Body(body): Body) -> Reply {
+    let mut body = json_body(&body, false)?;
+    access.claim_field(&mut body, "subject_id")?;
     let subject = subjects.create(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": subject}))).into_response())
 }
@@ -143,12 +147,14 @@ async fn get_subject(State(queries): State<Queries>, Segment(id): Segment) -> Re
     Ok(raw(StatusCode::OK, queries.subject(&id).await?.get()))
 }
 
-async fn patch_subject(State(subjects): State<Subjects>, Segment(id): Segment, Body(body): Body) -> Reply {
+async fn patch_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
+    access.act_as("subject_id", &id)?;
     let body = json_body(&body, false)?;
     Ok(raw(StatusCode::OK, subjects.patch(&id, &body).await?.get()))
 }
 
-async fn delete_subject(State(subjects): State<Subjects>, Segment(id): Segment) -> Reply {
+async fn delete_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment) -> Reply {
+    access.act_as("subject_id", &id)?;
     subjects.delete(&id).await?;
     Ok(JsonResponse(json!({"ok": true, "data": {"deleted": true}})).into_response())
 }

@@ -8,6 +8,7 @@ use crate::closing::Closing;
 use crate::error::OrcadeError;
 use crate::ports::Clock;
 use crate::repo::Repo;
+use agora_auth::Caller;
 use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus};
 use std::sync::Arc;
 
@@ -24,14 +25,14 @@ impl Closer {
         Self { repo, clock, closing }
     }
 
-    /// Closes the job and requests its evaluation; returns the job as it is now. `requested_by`
-    /// is the caller's identity when the front door knows it (it must be the creator); the
-    /// spec's API carries none, so `None` closes for anyone who knows the id.
-    pub async fn close_job(&self, bid_job_id: &str, requested_by: Option<&str>) -> Result<BidJob, OrcadeError> {
+    /// Closes the job and requests its evaluation; returns the job as it is now. `by` is the
+    /// caller when the front door knows it (it must be the creator or an operator); `None`
+    /// (authentication off, as in the spec's API) closes for anyone who knows the id.
+    pub async fn close_job(&self, bid_job_id: &str, by: Option<&Caller>) -> Result<BidJob, OrcadeError> {
         let unknown = || OrcadeError::UnknownJob(bid_job_id.to_owned());
         let job = self.repo.job(bid_job_id).await?.ok_or_else(unknown)?;
-        if requested_by.is_some_and(|who| who != job.bid_job_creator_id) {
-            return Err(OrcadeError::NotCreator { bid_job_id: bid_job_id.to_owned() });
+        if by.is_some_and(|caller| !caller.may_act_as(&job.bid_job_creator_id)) {
+            return Err(OrcadeError::NotCreator { bid_job_id: bid_job_id.to_owned(), action: "close" });
         }
         if job.bid_job_status == BidJobStatus::Closed || !self.closing.close(bid_job_id, "closed by its creator").await? {
             return Err(OrcadeError::AlreadyClosed(bid_job_id.to_owned()));

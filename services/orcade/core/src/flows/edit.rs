@@ -3,12 +3,17 @@
 //! builtin checked again with the catalogue, a changed mode checked against this deployment),
 //! then set with one store update; the answer is the document as stored after it.
 //!
+//! Each takes the caller when the front door knows it: a job is changed or deleted only by its
+//! creator or an operator, a bid only by its subject or an operator (`None`: authentication is
+//! off, and anyone who knows the id may).
+//!
 //! Deleting a job deletes its bids too (they cannot be reached or evaluated without it); its
 //! task results stay, as the audit record of what was sent.
 
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
 use crate::repo::Repo;
+use agora_auth::Caller;
 use agora_orcade_rules::Catalogue;
 use agora_orcade_schema::{parse_bid_job_patch, parse_bid_patch, Bid, BidJob};
 use agora_store::{Change, Json};
@@ -27,9 +32,10 @@ impl Edits {
     }
 
     /// `PATCH /bid-jobs/{id}`.
-    pub async fn patch_job(&self, id: &str, body: &Value) -> Result<Json, OrcadeError> {
+    pub async fn patch_job(&self, id: &str, body: &Value, by: Option<&Caller>) -> Result<Json, OrcadeError> {
         let unknown = || OrcadeError::UnknownJob(id.to_owned());
         let job = self.repo.job(id).await?.ok_or_else(unknown)?;
+        creator_only(&job, by, "change")?;
         let patch = parse_bid_job_patch(body, &job, &Catalogue).map_err(OrcadeError::InvalidPatch)?;
         let mut changed: BidJob = job.clone();
         for (key, value) in &patch.set {
@@ -47,9 +53,10 @@ impl Edits {
     }
 
     /// `PATCH /bids/{id}`.
-    pub async fn patch_bid(&self, id: &str, body: &Value) -> Result<Json, OrcadeError> {
+    pub async fn patch_bid(&self, id: &str, body: &Value, by: Option<&Caller>) -> Result<Json, OrcadeError> {
         let unknown = || OrcadeError::UnknownBid(id.to_owned());
         let bid: Bid = self.repo.bid(id).await?.ok_or_else(unknown)?;
+        bidder_only(&bid, by, "change")?;
         let patch = parse_bid_patch(body, &bid).map_err(OrcadeError::InvalidPatch)?;
         if !self.repo.update_bid(id, &Change::set(&patch.set)).await? {
             return Err(unknown());
@@ -58,7 +65,11 @@ impl Edits {
     }
 
     /// `DELETE /bid-jobs/{id}`: the job and its bids.
-    pub async fn delete_job(&self, id: &str) -> Result<(), OrcadeError> {
+    pub async fn delete_job(&self, id: &str, by: Option<&Caller>) -> Result<(), OrcadeError> {
+        if by.is_some() {
+            let job = self.repo.job(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))?;
+            creator_only(&job, by, "delete")?;
+        }
         if !self.repo.delete_job(id).await? {
             return Err(OrcadeError::UnknownJob(id.to_owned()));
         }
@@ -70,10 +81,32 @@ impl Edits {
     }
 
     /// `DELETE /bids/{id}`.
-    pub async fn delete_bid(&self, id: &str) -> Result<(), OrcadeError> {
+    pub async fn delete_bid(&self, id: &str, by: Option<&Caller>) -> Result<(), OrcadeError> {
+        if by.is_some() {
+            let bid: Bid = self.repo.bid(id).await?.ok_or_else(|| OrcadeError::UnknownBid(id.to_owned()))?;
+            bidder_only(&bid, by, "delete")?;
+        }
         if !self.repo.delete_bid(id).await? {
             return Err(OrcadeError::UnknownBid(id.to_owned()));
         }
         Ok(())
+    }
+}
+
+/// Refuses `by` unless it is the job's creator or an operator.
+fn creator_only(job: &BidJob, by: Option<&Caller>, action: &'static str) -> Result<(), OrcadeError> {
+    match by {
+        Some(caller) if !caller.may_act_as(&job.bid_job_creator_id) => {
+            Err(OrcadeError::NotCreator { bid_job_id: job.bid_job_id.clone(), action })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses `by` unless it is the bid's subject or an operator.
+fn bidder_only(bid: &Bid, by: Option<&Caller>, action: &'static str) -> Result<(), OrcadeError> {
+    match by {
+        Some(caller) if !caller.may_act_as(&bid.bid_subject_id) => Err(OrcadeError::NotBidder { bid_id: bid.bid_id.clone(), action }),
+        _ => Ok(()),
     }
 }
