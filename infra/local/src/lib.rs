@@ -92,6 +92,8 @@ pub struct Platform {
     pub remote: Arc<dyn Remote>,
     /// The local server's own database ([`queue::WORK_DB`]): the durable work queues.
     pub work: Arc<dyn agora_store::DocumentStore>,
+    /// The store every service's database opens on (one connection for all of them).
+    pub backend: agora_runtime::StoreBackend,
 }
 
 /// Wires the platform and every service, and starts the HTTP server and the services'
@@ -116,8 +118,9 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
         tracing::warn!(dir = %config.functions_dir.display(), "functions dir has no functions/ or workflows/ folder; local registry off");
     }
     let remote = RemoteHooks::new(&hooks_config)?;
-    let work = agora_runtime::open_store(config.store, &config.data_dir, queue::WORK_DB, config.store_namespace.as_deref()).await?;
-    let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work };
+    let backend = agora_runtime::StoreBackend::connect(config.store, &config.data_dir).await?;
+    let work = backend.open(queue::WORK_DB, config.store_namespace.as_deref()).await?;
+    let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work, backend };
 
     let voting = voting::wire(&platform, config).await?;
     let (resolutions, outcomes) = xchange::outcome_queue(&platform).await?;

@@ -25,7 +25,7 @@ pub struct Wired {
 
 /// Orcade, with its resolution events sent to `resolutions` (Xchange's bidding-outcome queue).
 pub async fn wire(platform: &Platform, config: &Config, resolutions: DurableQueue) -> Result<Wired, crate::BoxError> {
-    let store = agora_runtime::open_store(config.store, &config.data_dir, ORCADE_DB, config.store_namespace.as_deref()).await?;
+    let store = platform.backend.open(ORCADE_DB, config.store_namespace.as_deref()).await?;
     let (evaluations, pending_evaluations) = DurableQueue::open("orcade-evaluation", platform.work.clone()).await?;
     let (deliveries, pending_deliveries) = DurableQueue::open("orcade-delivery", platform.work.clone()).await?;
     // The delegate crate's own checks: a blank URL is unset, a bad URL, time limit or signing

@@ -50,7 +50,7 @@ pub async fn wire(
 ) -> Result<Wired, crate::BoxError> {
     let exchange_id = check_exchange_id(&config.exchange_id)?;
     let db = exchange_db(exchange_id);
-    let store = agora_runtime::open_store(config.store, &config.data_dir, db, namespace(config, exchange_id).as_deref()).await?;
+    let store = platform.backend.open(db, namespace(config, exchange_id).as_deref()).await?;
     let (assignments, pending_assignments) = DurableQueue::open("xchange-assignment", platform.work.clone()).await?;
     let bidding: Arc<dyn Bidding> = match config.orcade_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
         Some(url) => {

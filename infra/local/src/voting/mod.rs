@@ -22,7 +22,7 @@ pub struct Wired {
 }
 
 pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
-    let store = agora_runtime::open_store(config.store, &config.data_dir, VOTING_DB, config.store_namespace.as_deref()).await?;
+    let store = platform.backend.open(VOTING_DB, config.store_namespace.as_deref()).await?;
     let hub = ChangeHub::default();
     let (evaluations, pending_evaluations) = DurableQueue::open("evaluation", platform.work.clone()).await?;
     let ports = Ports {
