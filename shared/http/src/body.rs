@@ -6,7 +6,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
-use axum::http::header::CONTENT_LENGTH;
+use axum::http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use serde_json::Value;
@@ -43,13 +43,51 @@ pub fn body_limit_from_env() -> Result<usize, String> {
     }
 }
 
+/// The 413 of a body over [`body_limit`].
+pub fn too_large() -> Refusal {
+    (StatusCode::PAYLOAD_TOO_LARGE, format!("Request body is too large: the limit is {} bytes ({MAX_BODY_BYTES_ENV})", body_limit()))
+}
+
+/// The body length a request's head declares, if it declares one.
+fn declared_length<B>(req: &axum::http::Request<B>) -> Option<u64> {
+    req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok())
+}
+
+/// The request with its body read whole, under [`body_limit`], whatever the route does with it
+/// (a route that never reads its body, a close or a DELETE, is refused a body over the limit as
+/// the others are). A request whose head declares no body passes untouched. The handlers then
+/// read the body from memory.
+pub async fn buffer_body(req: Request) -> Result<Request, Refusal> {
+    let chunked = req.headers().contains_key(TRANSFER_ENCODING);
+    match declared_length(&req) {
+        Some(n) if n > body_limit() as u64 => return Err(too_large()),
+        Some(0) if !chunked => return Ok(req),
+        None if !chunked => return Ok(req),
+        _ => {}
+    }
+    let (parts, body) = req.into_parts();
+    match axum::body::to_bytes(body, body_limit()).await {
+        Ok(bytes) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Err(e) if over_limit(&e) => Err(too_large()),
+        Err(e) => Err((StatusCode::BAD_REQUEST, format!("Request body could not be read: {e}"))),
+    }
+}
+
+/// Whether reading a body failed for its length.
+fn over_limit(e: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
 /// The request's body, whole, under [`body_limit`].
 pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Refusal> {
-    let limit = body_limit();
-    let too_large =
-        || (StatusCode::PAYLOAD_TOO_LARGE, format!("Request body is too large: the limit is {limit} bytes ({MAX_BODY_BYTES_ENV})"));
-    let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
+    if declared_length(&req).is_some_and(|n| n > body_limit() as u64) {
         return Err(too_large());
     }
     Bytes::from_request(req, state).await.map_err(|e| {

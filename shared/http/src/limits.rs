@@ -40,7 +40,8 @@ pub fn head_problem<B>(request: &Request<B>) -> Option<(StatusCode, String)> {
 
 /// The checks every route of a service runs before its handler, answered in the service's error
 /// shape by `refuse`: the head's limits ([`head_problem`]), then the caller (a 401 with its
-/// `WWW-Authenticate` challenge when the front door refused it, [`access::refused`]).
+/// `WWW-Authenticate` challenge when the front door refused it, [`access::refused`]), then the
+/// body's size (a 413 over the limit on every route, [`crate::body::buffer_body`]).
 pub async fn check_request(request: AxumRequest, next: Next, refuse: impl Fn(Refusal) -> Response) -> Response {
     if let Some(problem) = head_problem(&request) {
         return refuse(problem);
@@ -49,7 +50,10 @@ pub async fn check_request(request: AxumRequest, next: Next, refuse: impl Fn(Ref
         let error = error.clone();
         return access::with_challenge(refuse(access::unauthorized(&error)), &error);
     }
-    next.run(request).await
+    match crate::body::buffer_body(request).await {
+        Ok(request) => next.run(request).await,
+        Err(refusal) => refuse(refusal),
+    }
 }
 
 #[cfg(test)]

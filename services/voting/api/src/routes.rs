@@ -110,7 +110,11 @@ pub fn with_limits(router: Router) -> Router {
 
 async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
-    access.claim_field(&mut body, "created_by_subject_id")?;
+    // The creator is `social_task.created_by_subject_id` (a body without `social_task` is the
+    // parser's to refuse).
+    if let Some(task) = body.get_mut("social_task") {
+        access.claim_field(task, "created_by_subject_id")?;
+    }
     let id = creator.create_task(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
 }
