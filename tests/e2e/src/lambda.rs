@@ -17,8 +17,24 @@ pub fn required_env(name: &str) -> String {
 /// Calls `router` (an HTTP function's) with an API Gateway HTTP API event; the status and the
 /// JSON body of its answer.
 pub async fn call(router: &axum::Router, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let event: LambdaRequest = serde_json::from_value(agora_startup_bench::apigw(method, path, body.map(|b| b.to_string()).as_deref()))
-        .expect("API Gateway event");
+    invoke(router, agora_startup_bench::apigw(method, path, body.map(|b| b.to_string()).as_deref())).await
+}
+
+/// Calls `router` as [`call`] does, as API Gateway's JWT authorizer passes a request on: with
+/// `claims` (an object of strings, as API Gateway gives a verified token's claims, e.g.
+/// `{"sub": "agent-1", "scope": "agora:admin"}`) in the request context's `authorizer.jwt`.
+/// `None`: a request context without an authorizer (a route left unguarded).
+pub async fn call_as(router: &axum::Router, method: &str, path: &str, body: Option<Value>, claims: Option<Value>) -> (u16, Value) {
+    let mut event = agora_startup_bench::apigw(method, path, body.map(|b| b.to_string()).as_deref());
+    if let Some(claims) = claims {
+        event["requestContext"]["authorizer"] = json!({ "jwt": { "claims": claims } });
+    }
+    invoke(router, event).await
+}
+
+/// The status and the JSON body (`null` when not JSON) of `router`'s answer to `event`.
+async fn invoke(router: &axum::Router, event: Value) -> (u16, Value) {
+    let event: LambdaRequest = serde_json::from_value(event).expect("API Gateway event");
     let mut adapter = Adapter::from(router.clone());
     let response = adapter.call(LambdaEvent::new(event, Context::default())).await.expect("function answers");
     let v = serde_json::to_value(&response).expect("response");
