@@ -30,6 +30,18 @@ pub async fn lean_worker(
     want: u16,
     next: &AtomicUsize,
 ) -> std::io::Result<usize> {
+    lean_worker_with(addr, requests, want, next, &[]).await
+}
+
+/// [`lean_worker`], request `i` carrying the header lines `headers[i]` too when there are any
+/// (each line ending in `\r\n`, e.g. `Authorization: Bearer …\r\n`).
+pub async fn lean_worker_with(
+    addr: std::net::SocketAddr,
+    requests: &[(String, String)],
+    want: u16,
+    next: &AtomicUsize,
+    headers: &[String],
+) -> std::io::Result<usize> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await?;
     stream.set_nodelay(true)?;
@@ -41,9 +53,13 @@ pub async fn lean_worker(
         }
         request.clear();
         let (path, body) = (&requests[i].0, requests[i].1.as_bytes());
+        let headers = headers.get(i).map_or("", String::as_str);
         request.extend_from_slice(
-            format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len())
-                .as_bytes(),
+            format!(
+                "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n",
+                body.len()
+            )
+            .as_bytes(),
         );
         request.extend_from_slice(body);
         stream.write_all(&request).await?;
