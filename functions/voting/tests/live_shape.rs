@@ -360,3 +360,42 @@ async fn a_second_request_replaces_the_first_and_a_refused_one_ends_it() {
     assert!(handle_batch(&streams, sqs_event(&next)).await.batch_item_failures.is_empty());
     assert_eq!(connections.posted("E5=").len(), posts, "nothing sent after the refusal");
 }
+
+/// With authentication on (API Gateway's WebSocket APIs have no JWT authorizer, so the function
+/// verifies the token itself), `$connect` is accepted with a verified token in the
+/// `access_token` query parameter or the `Authorization` header, and refused 401 without one or
+/// with a bad one; the connection's messages then need none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn connect_needs_a_verified_token_when_authentication_is_on() {
+    use agora_auth::verify::{KeySource, Verifier, VerifierConfig};
+    use agora_test_tokens::{claims, sign, with, TestKey, AUDIENCE, ISSUER};
+    let Stack { streams, .. } = Stack::start().await;
+    let key = TestKey::es256("ec-live");
+    let pem = std::env::temp_dir().join(format!("agora-live-key-{}.pem", uuid::Uuid::new_v4().simple()));
+    std::fs::write(&pem, &key.public_pem).expect("key file");
+    let config = VerifierConfig {
+        keys: KeySource::PemFile(pem.clone()),
+        issuer: ISSUER.into(),
+        audience: AUDIENCE.into(),
+        rules: Default::default(),
+    };
+    let verifier = Verifier::new(config).await.expect("verifier");
+    let _ = std::fs::remove_file(&pem);
+
+    let connect = |query: Value, headers: Value| {
+        let mut event = serde_json::to_value(ws_event("$connect", "AUTH=", None)).expect("event");
+        event["queryStringParameters"] = query;
+        event["headers"] = headers;
+        serde_json::from_value::<aws_lambda_events::event::apigw::ApiGatewayWebsocketProxyRequest>(event).expect("event")
+    };
+    let token = sign(&key, &claims("agent-viewer"));
+    let status = |e| async { handle_websocket(&streams, Some(&verifier), e).await.status_code };
+    assert_eq!(status(connect(json!({}), json!({}))).await, 401, "no token");
+    assert_eq!(status(connect(json!({"access_token": token}), json!({}))).await, 200, "the query parameter");
+    assert_eq!(status(connect(json!({}), json!({"authorization": format!("Bearer {token}")}))).await, 200, "the header");
+    let elsewhere = sign(&key, &with(claims("agent-viewer"), json!({"iss": "https://other.test/"})));
+    assert_eq!(status(connect(json!({"access_token": elsewhere}), json!({}))).await, 401, "another issuer");
+    let expired = sign(&key, &with(claims("agent-viewer"), json!({"exp": agora_test_tokens::now() - 3600})));
+    assert_eq!(status(connect(json!({"access_token": expired}), json!({}))).await, 401, "expired");
+    assert_eq!(status(ws_event("$disconnect", "AUTH=", None)).await, 200, "no token needed after $connect");
+}
