@@ -114,7 +114,27 @@ pub struct Verifier {
     reads: std::sync::atomic::AtomicUsize,
     /// The shortest time between two reads for unknown key ids.
     min_refresh: Duration,
+    /// Tokens verified lately, by their exact text: a client sends the same token with each
+    /// request until it expires, and checking its signature again each time would cost more
+    /// than the request itself (see [`VERIFIED_FOR`]).
+    verified: std::sync::Mutex<HashMap<String, Verified>>,
+    /// Signatures checked so far (for tests and benches).
+    checks: std::sync::atomic::AtomicUsize,
 }
+
+/// A token verified, with its caller, until it must be verified again.
+struct Verified {
+    caller: Caller,
+    until: Instant,
+}
+
+/// How long a verified token is taken again without checking its signature: its expiry, at most
+/// this long after it was verified (a key the identity provider withdrew stops being trusted
+/// within this time for tokens already seen, as for new ones when the JWKS is next read).
+pub const VERIFIED_FOR: Duration = Duration::from_secs(300);
+/// The most tokens remembered; past it, the expired ones are dropped, and if that is not
+/// enough, all of them.
+const MAX_VERIFIED: usize = 10_000;
 
 impl std::fmt::Debug for Verifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -142,6 +162,8 @@ impl Verifier {
             http,
             reads: Default::default(),
             min_refresh: MIN_REFRESH_INTERVAL,
+            verified: std::sync::Mutex::new(HashMap::new()),
+            checks: Default::default(),
         };
         if let KeySource::Jwks(url) = &verifier.config.keys {
             let keys = verifier.read_jwks(url).await.map_err(|e| format!("{JWKS_URL_ENV} ({url}): {e}"))?;
@@ -167,18 +189,49 @@ impl Verifier {
         self.reads.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many tokens had their signature checked (a token taken again from the verified ones is
+    /// not counted).
+    pub fn signature_checks(&self) -> usize {
+        self.checks.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The caller of an `Authorization` header's value.
     pub async fn caller_of_header(&self, authorization: Option<&str>) -> Result<Caller, AuthError> {
         self.verify(crate::bearer_token(authorization)?).await
     }
 
-    /// Verifies `token` and names its caller.
+    /// Verifies `token` and names its caller. A token verified in the last [`VERIFIED_FOR`] and
+    /// not expired since is taken without its signature checked again (the same text, byte for
+    /// byte: any change is another token).
     pub async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
+        if let Some(seen) = self.verified.lock().expect("verified lock").get(token) {
+            if seen.until > Instant::now() {
+                return Ok(seen.caller.clone());
+            }
+        }
+        let (caller, exp) = self.verify_fully(token).await?;
+        let now = Instant::now();
+        let left = exp.map_or(Duration::ZERO, |exp| Duration::from_secs(u64::try_from(exp - unix_now()).unwrap_or(0)));
+        let until = now + left.min(VERIFIED_FOR);
+        let mut verified = self.verified.lock().expect("verified lock");
+        if verified.len() >= MAX_VERIFIED {
+            verified.retain(|_, v| v.until > now);
+            if verified.len() >= MAX_VERIFIED {
+                verified.clear();
+            }
+        }
+        verified.insert(token.to_owned(), Verified { caller: caller.clone(), until });
+        Ok(caller)
+    }
+
+    /// Verifies `token` (its signature, then its claims); its caller and its `exp`.
+    async fn verify_fully(&self, token: &str) -> Result<(Caller, Option<i64>), AuthError> {
         let (alg, kid) = header(token)?;
         let key = self.key_for(alg, kid.as_deref()).await?;
         if key.alg != alg {
             return Err(AuthError::Algorithm(format!("{alg:?} with a key for {:?}", key.alg)));
         }
+        self.checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut validation = Validation::new(alg);
         validation.algorithms = vec![alg];
         validation.leeway = LEEWAY_SECS;
@@ -196,7 +249,8 @@ impl Verifier {
             ErrorKind::MissingRequiredClaim(claim) => AuthError::Invalid(format!("the {claim:?} claim is required")),
             _ => AuthError::Invalid(e.to_string()),
         })?;
-        self.config.rules.caller(&data.claims, &[])
+        let exp = data.claims.get("exp").and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)));
+        Ok((self.config.rules.caller(&data.claims, &[])?, exp))
     }
 
     /// The key a token names: the PEM key, or the JWKS key of its `kid` (reading the set again
@@ -257,6 +311,11 @@ impl Verifier {
         }
         Ok(keys)
     }
+}
+
+/// Seconds since the epoch.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
 /// The key of a PEM file: RSA (RS256) or EC P-256 (ES256).

@@ -6,7 +6,7 @@
 
 use agora_auth::verify::{KeySource, Verifier, VerifierConfig};
 use agora_auth::{AuthError, Caller, ClaimRules};
-use agora_test_tokens::{claims, hs256_with_public_key, now, sign, unsigned, Jwks, TestKey, AUDIENCE, ISSUER};
+use agora_test_tokens::{claims, hs256_with_public_key, now, sign, unsigned, with, Jwks, TestKey, AUDIENCE, ISSUER};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -136,4 +136,32 @@ async fn a_pem_key_verifies_its_own_family_and_settings_name_what_is_wrong() {
     assert!(values(Some("ftp://x"), None, Some(ISSUER), Some(AUDIENCE)).unwrap_err().contains("AGORA_AUTH_JWKS_URL"));
     assert!(values(Some("http://x/jwks"), None, None, Some(AUDIENCE)).unwrap_err().contains("AGORA_AUTH_ISSUER"));
     assert!(values(Some("http://x/jwks"), None, Some(ISSUER), Some(" ")).unwrap_err().contains("AGORA_AUTH_AUDIENCE"));
+}
+
+/// A token verified once is taken again without its signature checked, until it expires; a token
+/// changed by one byte is another token, checked (and refused); an expired one (taken within the
+/// clock leeway) is checked each time.
+#[tokio::test]
+async fn a_token_seen_is_not_checked_again_until_it_expires() {
+    let key = TestKey::es256("ec-1");
+    let server = Jwks::start(vec![key.jwk.clone()]).await;
+    let verifier = Verifier::new(config(KeySource::Jwks(server.url.clone()))).await.expect("verifier");
+    let token = sign(&key, &claims("agent-1"));
+    for _ in 0..3 {
+        assert_eq!(verifier.verify(&token).await, Ok(caller("agent-1", false)));
+    }
+    assert_eq!(verifier.signature_checks(), 1, "checked once");
+
+    let mut forged = token.clone().into_bytes();
+    let last = forged.len() - 2;
+    forged[last] = if forged[last] == b'A' { b'B' } else { b'A' };
+    let forged = String::from_utf8(forged).expect("ASCII");
+    assert_eq!(verifier.verify(&forged).await, Err(AuthError::BadSignature));
+    assert_eq!(verifier.signature_checks(), 2, "another token, checked");
+
+    let lapsing = sign(&key, &with(claims("agent-2"), json!({"exp": now() - 5})));
+    for _ in 0..2 {
+        assert_eq!(verifier.verify(&lapsing).await, Ok(caller("agent-2", false)), "within the leeway");
+    }
+    assert_eq!(verifier.signature_checks(), 4, "an expired token is checked each time");
 }
