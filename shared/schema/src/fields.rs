@@ -1,5 +1,12 @@
 //! Request fields, read at the edge: every invalid or missing field is reported by its dotted
 //! path with what is wrong ("social_task.duration must be a positive integer, got 0"), all at once.
+//!
+//! Request limits: every id a request carries is at most [`MAX_ID_CHARS`] characters, every
+//! tag or topic at most [`MAX_TAG_CHARS`], and a list of tags or topics holds at most
+//! [`MAX_TAGS`] entries, so that no client stores an id or a tag of a megabyte. The checks are
+//! [`id_within_limit`], [`tag_within_limit`] and [`tag_count_within_limit`]; the readers
+//! [`Reader::id_string`], [`Reader::id_strings`] and [`Reader::tag_strings`], [`identifier`]
+//! and [`document_id`] apply them.
 
 use crate::function_spec::FunctionSpec;
 use crate::time::parse_datetime;
@@ -123,6 +130,31 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A required string that is an id: at most [`MAX_ID_CHARS`] characters (any characters,
+    /// `""` too; [`identifier`] is stricter).
+    pub fn id_string(&mut self, key: &str) -> Option<String> {
+        let s = self.string(key)?;
+        id_within_limit(self, key, &s).then_some(s)
+    }
+
+    /// A required array of strings that are ids, each at most [`MAX_ID_CHARS`] characters,
+    /// reported by position (`org_ids[2]`).
+    pub fn id_strings(&mut self, key: &str) -> Option<Vec<String>> {
+        let ids = self.strings(key)?;
+        let mut ok = true;
+        for (i, id) in ids.iter().enumerate() {
+            ok &= id_within_limit(self, &format!("{key}[{i}]"), id);
+        }
+        ok.then_some(ids)
+    }
+
+    /// A required array of tags or topics: at most [`MAX_TAGS`] of them, each at most
+    /// [`MAX_TAG_CHARS`] characters (see [`tags_within_limits`]).
+    pub fn tag_strings(&mut self, key: &str) -> Option<Vec<String>> {
+        let tags = self.strings(key)?;
+        tags_within_limits(self, key, &tags).then_some(tags)
+    }
+
     pub fn datetime(&mut self, key: &str, required: bool) -> Option<DateTime<Utc>> {
         let v = if required { self.required(key)? } else { self.get(key)? };
         let parsed = parse_datetime(v);
@@ -180,12 +212,65 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The longest id a client may choose (Orcade's `bid_job_id`, Xchange's `task_id` and
-/// `subject_id`); ids travel in URL paths.
+/// The longest id a request may carry: a client-chosen document id (Orcade's `bid_job_id`,
+/// Xchange's `task_id` and `subject_id`, which travel in URL paths) and every id of something
+/// else (subject, creator, vote and task ids, roster entries, option ids).
 pub const MAX_ID_CHARS: usize = 128;
 
+/// The longest tag or topic a request may carry (`bid_job_tags`, `topics`, ...).
+pub const MAX_TAG_CHARS: usize = 128;
+
+/// The most entries a request's list of tags or topics may hold.
+pub const MAX_TAGS: usize = 64;
+
+/// Whether `s` has at most `max` characters; if not, reports `path` ("must be at most 128
+/// characters, got 300").
+fn chars_within(r: &mut Reader<'_>, path: &str, s: &str, max: usize) -> bool {
+    // At most `max` bytes is at most `max` characters: only a long string is counted.
+    if s.len() <= max {
+        return true;
+    }
+    let count = s.chars().count();
+    if count <= max {
+        return true;
+    }
+    r.fail(path, format!("must be at most {max} characters, got {count}"));
+    false
+}
+
+/// Whether the id `id` has at most [`MAX_ID_CHARS`] characters; if not, reports `path`.
+pub fn id_within_limit(r: &mut Reader<'_>, path: &str, id: &str) -> bool {
+    chars_within(r, path, id, MAX_ID_CHARS)
+}
+
+/// Whether the tag or topic `tag` has at most [`MAX_TAG_CHARS`] characters; if not, reports
+/// `path` (the tag's position, `bid_job_tags[3]`).
+pub fn tag_within_limit(r: &mut Reader<'_>, path: &str, tag: &str) -> bool {
+    chars_within(r, path, tag, MAX_TAG_CHARS)
+}
+
+/// Whether a list of `count` tags or topics holds at most [`MAX_TAGS`]; if not, reports `path`
+/// ("must hold at most 64 entries, got 65").
+pub fn tag_count_within_limit(r: &mut Reader<'_>, path: &str, count: usize) -> bool {
+    if count <= MAX_TAGS {
+        return true;
+    }
+    r.fail(path, format!("must hold at most {MAX_TAGS} entries, got {count}"));
+    false
+}
+
+/// Whether the list of tags or topics `tags` at `path` is within both limits: its count, then
+/// each entry's length (reported by position). Every problem is reported.
+pub fn tags_within_limits(r: &mut Reader<'_>, path: &str, tags: &[String]) -> bool {
+    let mut ok = tag_count_within_limit(r, path, tags.len());
+    for (i, tag) in tags.iter().enumerate() {
+        ok &= tag_within_limit(r, &format!("{path}[{i}]"), tag);
+    }
+    ok
+}
+
 /// A subject or creator id: a non-empty string without surrounding whitespace (which would make
-/// it a different id from the one its owner uses).
+/// it a different id from the one its owner uses), of at most [`MAX_ID_CHARS`] characters.
 pub fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
     let Value::String(s) = v else {
         r.fail(path, format!("must be a string, got {}", kind(v)));
@@ -193,6 +278,9 @@ pub fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
     };
     if s.trim().is_empty() {
         r.fail(path, "must not be empty");
+        None
+    } else if !id_within_limit(r, path, s) {
+        // Before the whitespace check, whose message shows the id.
         None
     } else if s.trim() != s {
         r.fail(path, format!("must not begin or end with whitespace, got {s:?}"));
@@ -202,14 +290,11 @@ pub fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
     }
 }
 
-/// A client-chosen document id: an [`identifier`] of at most [`MAX_ID_CHARS`] characters, with
+/// A client-chosen document id: an [`identifier`] (so at most [`MAX_ID_CHARS`] characters) with
 /// no `/` and no control character, so that it addresses the document in a URL path.
 pub fn document_id(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
     let s = identifier(r, path, v)?;
-    if s.chars().count() > MAX_ID_CHARS {
-        r.fail(path, format!("must be at most {MAX_ID_CHARS} characters, got {}", s.chars().count()));
-        None
-    } else if s.chars().any(|c| c == '/' || c.is_control()) {
+    if s.chars().any(|c| c == '/' || c.is_control()) {
         r.fail(path, format!("must not hold '/' or control characters (it is used in URL paths), got {s:?}"));
         None
     } else {
@@ -238,5 +323,95 @@ pub fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Runs `check` on a reader of `{}` prefixed `section`: its result and the errors as text.
+    fn run<T>(check: impl FnOnce(&mut Reader<'_>) -> T) -> (T, Vec<String>) {
+        let obj = Map::new();
+        let mut errors = Vec::new();
+        let out = check(&mut Reader::new(&obj, "section", &mut errors));
+        (out, errors.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn ids_are_at_most_128_characters_counted_as_characters() {
+        assert_eq!((MAX_ID_CHARS, MAX_TAG_CHARS, MAX_TAGS), (128, 128, 64));
+        assert_eq!(run(|r| id_within_limit(r, "id", &"x".repeat(128))), (true, vec![]));
+        // 128 characters of 2 bytes each: 256 bytes, still within the limit.
+        assert_eq!(run(|r| id_within_limit(r, "id", &"é".repeat(128))), (true, vec![]));
+        assert_eq!(
+            run(|r| id_within_limit(r, "id", &"é".repeat(129))),
+            (false, vec!["section.id must be at most 128 characters, got 129".to_owned()])
+        );
+        let id = json!("x".repeat(129));
+        assert_eq!(
+            run(|r| identifier(r, "creator", &id)),
+            (None, vec!["section.creator must be at most 128 characters, got 129".to_owned()])
+        );
+        assert_eq!(run(|r| identifier(r, "creator", &json!("x".repeat(128)))).0.map(|s| s.len()), Some(128));
+        // Too long is said before the surrounding whitespace, whose message would show the id.
+        let padded = json!(format!(" {}", "x".repeat(200)));
+        assert_eq!(run(|r| identifier(r, "creator", &padded)).1, ["section.creator must be at most 128 characters, got 201"]);
+        assert_eq!(run(|r| document_id(r, "id", &id)).1, ["section.id must be at most 128 characters, got 129"]);
+        assert_eq!(run(|r| document_id(r, "id", &json!("x".repeat(128)))).1, Vec::<String>::new());
+    }
+
+    #[test]
+    fn tags_are_at_most_128_characters_and_64_to_a_list() {
+        assert_eq!(run(|r| tag_within_limit(r, "tags[3]", &"t".repeat(128))), (true, vec![]));
+        assert_eq!(
+            run(|r| tag_within_limit(r, "tags[3]", &"t".repeat(300))),
+            (false, vec!["section.tags[3] must be at most 128 characters, got 300".to_owned()])
+        );
+        assert_eq!(run(|r| tag_count_within_limit(r, "tags", 64)), (true, vec![]));
+        assert_eq!(
+            run(|r| tag_count_within_limit(r, "tags", 65)),
+            (false, vec!["section.tags must hold at most 64 entries, got 65".to_owned()])
+        );
+        let full: Vec<String> = (0..64).map(|i| format!("{i:0>128}")).collect();
+        assert_eq!(run(|r| tags_within_limits(r, "tags", &full)), (true, vec![]));
+        let mut over = full.clone();
+        over.push("x".repeat(129));
+        assert_eq!(
+            run(|r| tags_within_limits(r, "tags", &over)).1,
+            ["section.tags must hold at most 64 entries, got 65", "section.tags[64] must be at most 128 characters, got 129"]
+        );
+    }
+
+    #[test]
+    fn the_readers_apply_the_limits_by_position() {
+        let obj = json!({
+            "id": "x".repeat(129),
+            "empty": "",
+            "ids": ["a", "x".repeat(128), "x".repeat(130)],
+            "tags": ["t".repeat(128), "t".repeat(129)],
+            "many": vec!["t"; 65],
+            "ok": vec!["t"; 64]
+        });
+        let obj = obj.as_object().unwrap();
+        let mut errors = Vec::new();
+        let mut r = Reader::new(obj, "s", &mut errors);
+        assert_eq!(r.id_string("id"), None);
+        assert_eq!(r.id_string("empty").as_deref(), Some(""), "the limit is the only check");
+        assert_eq!(r.id_strings("ids"), None);
+        assert_eq!(r.tag_strings("tags"), None);
+        assert_eq!(r.tag_strings("many"), None);
+        assert_eq!(r.tag_strings("ok").map(|t| t.len()), Some(64));
+        let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            [
+                "s.id must be at most 128 characters, got 129",
+                "s.ids[2] must be at most 128 characters, got 130",
+                "s.tags[1] must be at most 128 characters, got 129",
+                "s.many must hold at most 64 entries, got 65",
+            ]
+        );
     }
 }

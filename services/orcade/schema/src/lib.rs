@@ -18,6 +18,9 @@
 //!   service's own fields when a client posts a whole `to_dict()` (see [`request`]), and refuse
 //!   ids with surrounding whitespace (another id than the one the subject uses). A client may
 //!   choose `bid_job_id` (at most 128 characters, no `/`), not `bid_id`.
+//! * Request limits: every id a request carries (`bid_job_id`, `bid_job_creator_id`, each of
+//!   `bid_job_subject_ids`, `bid_subject_id`) is at most 128 characters; `bid_job_tags` holds
+//!   at most 64 tags of at most 128 characters each, besides a mixed job's `subject::` tags.
 //! * Rosters drop duplicate subjects, as tags drop duplicate tags. `subject::<id>` tags are
 //!   the service's: a request may carry one only for a member of a mixed job's roster.
 //! * `bid_job_max_time` is at most 100 years, so that `bid_job_closes_at` is a datetime.

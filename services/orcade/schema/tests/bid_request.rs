@@ -93,3 +93,12 @@ fn submission_time_is_the_service_s_clock_to_the_microsecond() {
     assert_eq!(bid.submission_time, now());
     assert!(!bid.is_winner);
 }
+
+#[test]
+fn the_bidder_s_id_is_at_most_128_characters() {
+    let mut body = request();
+    body["bid_subject_id"] = json!("b".repeat(128));
+    assert_eq!(parse(&body).unwrap().bid_subject_id, "b".repeat(128));
+    body["bid_subject_id"] = json!("b".repeat(129));
+    refused_on(&body, "bid_subject_id", "must be at most 128 characters, got 129");
+}

@@ -336,3 +336,66 @@ fn a_body_that_is_not_an_object_is_refused() {
     let e = parse(&json!([1])).unwrap_err().to_string();
     assert_eq!(e, "Request body must be a JSON object, got an array");
 }
+
+// ---- request limits -------------------------------------------------------------------------
+
+/// `n` characters.
+fn long(n: usize) -> String {
+    "x".repeat(n)
+}
+
+/// `n` distinct tags of 128 characters.
+fn full_tags(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{i:x<128}")).collect()
+}
+
+#[test]
+fn ids_are_accepted_up_to_128_characters() {
+    let body = with(closed_request(), "bid_job_creator_id", Some(json!(long(128))));
+    let body = with(body, "bid_job_subject_ids", Some(json!(["a", long(128)])));
+    let job = parse(&with(body, "bid_job_id", Some(json!(long(128))))).unwrap();
+    assert_eq!((job.bid_job_id.len(), job.bid_job_creator_id.len(), job.bid_job_subject_ids[1].len()), (128, 128, 128));
+}
+
+#[test]
+fn an_id_over_128_characters_is_refused_by_path() {
+    let says = "must be at most 128 characters, got 129";
+    refused_on(&with(closed_request(), "bid_job_creator_id", Some(json!(long(129)))), "bid_job_creator_id", says);
+    refused_on(&with(closed_request(), "bid_job_subject_ids", Some(json!(["a", long(129)]))), "bid_job_subject_ids[1]", says);
+    refused_on(&with(closed_request(), "bid_job_id", Some(json!(long(129)))), "bid_job_id", says);
+    // Too long is said first, without the id, even when it has surrounding whitespace too.
+    let errors = refuse(&with(closed_request(), "bid_job_creator_id", Some(json!(format!("{} ", long(300))))));
+    assert_eq!(errors, [("bid_job_creator_id".to_owned(), "must be at most 128 characters, got 301".to_owned())]);
+}
+
+#[test]
+fn tags_are_at_most_64_of_at_most_128_characters() {
+    let job = parse(&with(closed_request(), "bid_job_tags", Some(json!(full_tags(64))))).unwrap();
+    assert_eq!(job.bid_job_tags, full_tags(64));
+    // Stripped first: surrounding whitespace does not count.
+    let job = parse(&with(closed_request(), "bid_job_tags", Some(json!([format!("  {}\n", long(128))])))).unwrap();
+    assert_eq!(job.bid_job_tags, [long(128)]);
+
+    let errors = refuse(&with(closed_request(), "bid_job_tags", Some(json!(["fr", "de", "en", long(300)]))));
+    assert_eq!(errors, [("bid_job_tags[3]".to_owned(), "must be at most 128 characters, got 300".to_owned())]);
+    let errors = refuse(&with(closed_request(), "bid_job_tags", Some(json!(full_tags(65)))));
+    assert_eq!(errors, [("bid_job_tags".to_owned(), "must hold at most 64 entries, got 65".to_owned())]);
+    // A too long `subject::` tag that is not the roster's is a tag like another.
+    let mixed = with(closed_request(), "bid_job_mode", Some(json!("mixed")));
+    let errors = refuse(&with(mixed, "bid_job_tags", Some(json!([format!("subject::{}", long(200))]))));
+    assert_eq!(errors, [("bid_job_tags[0]".to_owned(), "must be at most 128 characters, got 209".to_owned())]);
+}
+
+#[test]
+fn a_mixed_job_s_roster_tags_count_toward_neither_limit() {
+    // 100 members of 128 characters: their `subject::` tags are 137 characters, and 100 of them.
+    let roster: Vec<String> = (0..100).map(|i| format!("{i:s<128}")).collect();
+    let body = with(closed_request(), "bid_job_mode", Some(json!("mixed")));
+    let body = with(body, "bid_job_subject_ids", Some(json!(roster)));
+    let job = parse(&with(body.clone(), "bid_job_tags", Some(json!(full_tags(64))))).unwrap();
+    assert_eq!(job.bid_job_tags.len(), 164);
+    // The stored tags, posted back whole, are accepted as they are.
+    assert_eq!(parse(&with(body.clone(), "bid_job_tags", Some(json!(job.bid_job_tags)))).unwrap().bid_job_tags, job.bid_job_tags);
+    let errors = refuse(&with(body, "bid_job_tags", Some(json!(full_tags(65)))));
+    assert_eq!(errors, [("bid_job_tags".to_owned(), "must hold at most 64 entries, got 65".to_owned())]);
+}

@@ -156,3 +156,22 @@ fn a_refused_bid_stays_refused_when_its_data_is_replaced() {
     let p = parse_bid_patch(&json!({"bid_data": {"price_usd": 1.0}}), &bid()).unwrap();
     assert_eq!(p.set["bid_data"], json!({"price_usd": 1.0}));
 }
+
+#[test]
+fn ids_and_tags_are_bounded_as_at_creation() {
+    let says = "must be at most 128 characters, got 129";
+    assert_eq!(patch_job(json!({"bid_job_creator_id": "c".repeat(128)})).unwrap().set["bid_job_creator_id"], json!("c".repeat(128)));
+    job_refused_on(json!({"bid_job_creator_id": "c".repeat(129)}), "bid_job_creator_id", says);
+    let tags: Vec<String> = (0..64).map(|i| format!("{i:t<128}")).collect();
+    assert_eq!(patch_job(json!({"bid_job_tags": tags})).unwrap().set["bid_job_tags"], json!(tags));
+    job_refused_on(json!({"bid_job_tags": ["ok", "t".repeat(129)]}), "bid_job_tags[1]", says);
+    job_refused_on(json!({"bid_job_tags": vec!["t"; 65]}), "bid_job_tags", "must hold at most 64 entries, got 65");
+    // A mixed job's roster tags are not counted: 64 tags of the client's and the roster's 3.
+    let mut d = doc(CLOSED_JOB);
+    d["bid_job_mode"] = json!("mixed");
+    let mixed = BidJob::from_dict(&d).unwrap();
+    let mut given = tags.clone();
+    given.push("subject::agent-translator-01".into());
+    let p = parse_bid_job_patch(&json!({"bid_job_tags": given}), &mixed, &Catalogue).unwrap();
+    assert_eq!(p.set["bid_job_tags"].as_array().unwrap().len(), 67);
+}

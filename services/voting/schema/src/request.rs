@@ -1,8 +1,14 @@
 //! Parsing at the edge: the create request (§3.1, request keys of §2) and the vote request
 //! (§3.3). Every invalid or missing field is reported by its path, all at once.
+//!
+//! Request limits (`agora_schema::fields`): the ids (`created_by_subject_id`, each of
+//! `org_ids`, the option ids that key `voting_options` and `voting_metadata`,
+//! `constraints_primary` and `constraints_secondary`, and a vote's `vote_id`, `social_task_id`
+//! and `submitter_subject_id`) are at most [`MAX_ID_CHARS`] characters; `topics` holds at most
+//! `MAX_TAGS` entries of at most `MAX_TAG_CHARS` characters.
 
 use crate::entities::*;
-use agora_schema::fields::{kind, FieldError, Reader, ValidationErrors};
+use agora_schema::fields::{id_within_limit, kind, FieldError, Reader, ValidationErrors, MAX_ID_CHARS};
 use serde_json::{Map, Value};
 
 /// A fresh task id: `task_` + 8 lowercase hex characters.
@@ -37,12 +43,12 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
 
     let task = t.and_then(|obj| {
         let mut r = Reader::new(obj, "social_task", &mut errors);
-        let created_by_subject_id = r.string("created_by_subject_id");
+        let created_by_subject_id = r.id_string("created_by_subject_id");
         let created_by_subject_data = r.object("created_by_subject_data");
-        let org_ids = r.strings("org_ids");
+        let org_ids = r.id_strings("org_ids");
         let access_type = r.string("access_type");
         let goal = r.object("goal");
-        let topics = r.strings("topics");
+        let topics = r.tag_strings("topics");
         let properties = r.object("properties");
         let creation_time = r.datetime("creation_time", true);
         let scheduled_time = r.datetime("scheduled_time", false);
@@ -87,13 +93,13 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
         let mut r = Reader::new(obj, "subject_spec", &mut errors);
         let title = r.string("title");
         let description = r.string("description");
-        let options = r.object("voting_options");
+        let options = r.object("voting_options").filter(|o| option_ids_within_limit(&mut r, "voting_options", o));
         if let Some(o) = &options {
             if o.is_empty() {
                 r.fail("voting_options", "must name at least one option");
             }
         }
-        let metadata = r.object("voting_metadata");
+        let metadata = r.object("voting_metadata").filter(|m| option_ids_within_limit(&mut r, "voting_metadata", m));
         let protocols = r.strings("supported_protocols");
         let request = r.function_spec("voting_request");
         Some(SocialChoiceSubjectSpecInput {
@@ -109,8 +115,8 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
 
     let evaluation_input = e.and_then(|obj| {
         let mut r = Reader::new(obj, "evaluation_spec", &mut errors);
-        let primary = r.string("constraints_primary");
-        let secondary = r.string("constraints_secondary");
+        let primary = r.id_string("constraints_primary");
+        let secondary = r.id_string("constraints_secondary");
         let pqt = r.function_spec("voting_pqt");
         let evaluation = r.function_spec("evaluation");
         let tie_breaker = r.function_spec("tie_breaker");
@@ -134,6 +140,20 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
     }
 }
 
+/// Whether every key of the option map `map` (at `key`) is an option id of at most
+/// [`MAX_ID_CHARS`] characters: the keys double as the options' addresses. A key too long is
+/// reported as `voting_options key "<its start>…"`.
+fn option_ids_within_limit(r: &mut Reader<'_>, key: &str, map: &Map<String, Value>) -> bool {
+    let mut ok = true;
+    for option in map.keys() {
+        if option.len() > MAX_ID_CHARS {
+            let start: String = option.chars().take(24).collect();
+            ok &= id_within_limit(r, &format!("{key} key {:?}", format!("{start}…")), option);
+        }
+    }
+    ok
+}
+
 /// The six keys a vote request must carry (§3.3).
 pub const VOTE_KEYS: [&str; 6] = ["vote_id", "social_task_id", "submitter_subject_id", "vote_data", "submission_time", "qualified"];
 
@@ -150,7 +170,7 @@ pub fn parse_vote_request(body: &Value) -> Result<Vote, ValidationErrors> {
     let mut errors = Vec::new();
     let mut r = Reader::new(obj, "", &mut errors);
     let non_empty = |r: &mut Reader, key: &str| {
-        let s = r.string(key)?;
+        let s = r.id_string(key)?;
         if s.trim().is_empty() {
             r.fail(key, "must not be empty");
             return None;

@@ -490,3 +490,62 @@ fn null_parameters_in_a_function_spec_count_as_absent() {
     let b = parse(&request_with("subject_spec", "voting_request", Some(spec))).unwrap();
     assert_eq!(b.subject_spec.voting_message_request_creator.parameters(), &json!({}));
 }
+
+// ---- request limits -----------------------------------------------------------------------
+
+/// `n` characters.
+fn long(n: usize) -> String {
+    "x".repeat(n)
+}
+
+#[test]
+fn ids_are_accepted_up_to_128_characters() {
+    let mut body = create_request();
+    body["social_task"]["created_by_subject_id"] = json!(long(128));
+    body["social_task"]["org_ids"] = json!(["agent-reviewer-01", long(128)]);
+    body["subject_spec"]["voting_options"][long(128)] = json!("Translator 128");
+    body["subject_spec"]["voting_metadata"][long(128)] = json!({});
+    body["evaluation_spec"]["constraints_primary"] = json!(long(128));
+    body["evaluation_spec"]["constraints_secondary"] = json!(long(128));
+    let bundle = parse(&body).unwrap();
+    assert_eq!(bundle.task.created_by_subject_id, long(128));
+    assert_eq!(bundle.task.org_ids[1], long(128));
+    assert!(bundle.subject_spec.voting_options_map.contains_key(&long(128)));
+    assert_eq!(bundle.evaluation_input.constraints_entry_id_1, long(128));
+}
+
+#[test]
+fn an_id_over_128_characters_is_refused_by_path() {
+    for (section, key, value, path) in [
+        ("social_task", "created_by_subject_id", json!(long(129)), "social_task.created_by_subject_id"),
+        ("social_task", "org_ids", json!(["agent-reviewer-01", long(129)]), "social_task.org_ids[1]"),
+        ("evaluation_spec", "constraints_primary", json!(long(129)), "evaluation_spec.constraints_primary"),
+        ("evaluation_spec", "constraints_secondary", json!(long(129)), "evaluation_spec.constraints_secondary"),
+    ] {
+        let e = refuse(&request_with(section, key, Some(value)));
+        assert_eq!(e, format!("{path} must be at most 128 characters, got 129"));
+    }
+}
+
+#[test]
+fn an_option_id_over_128_characters_is_refused_with_its_start() {
+    for key in ["voting_options", "voting_metadata"] {
+        let mut body = create_request();
+        body["subject_spec"][key][format!("agent-{}", long(294))] = json!({});
+        let e = refuse(&body);
+        // The key's first 24 characters show which option it is, not the whole key.
+        assert_eq!(e, format!("subject_spec.{key} key \"agent-{}…\" must be at most 128 characters, got 300", long(18)));
+    }
+}
+
+#[test]
+fn topics_are_at_most_64_of_at_most_128_characters() {
+    let at_limit: Vec<String> = (0..64).map(|i| format!("{i:x<128}")).collect();
+    let bundle = parse(&request_with("social_task", "topics", Some(json!(at_limit)))).unwrap();
+    assert_eq!(bundle.task.social_tasks_topics, at_limit);
+
+    let e = refuse(&request_with("social_task", "topics", Some(json!(["translation", long(300)]))));
+    assert_eq!(e, "social_task.topics[1] must be at most 128 characters, got 300");
+    let e = refuse(&request_with("social_task", "topics", Some(json!(vec!["fr"; 65]))));
+    assert_eq!(e, "social_task.topics must hold at most 64 entries, got 65");
+}

@@ -164,3 +164,13 @@ fn a_body_that_is_not_an_object_is_refused() {
         assert!(e.to_lowercase().contains("object"), "{body}: {e}");
     }
 }
+
+#[test]
+fn ids_are_at_most_128_characters() {
+    for key in ["vote_id", "social_task_id", "submitter_subject_id"] {
+        let vote = parse_vote_request(&vote_with(key, json!("v".repeat(128)))).unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert_eq!(vote.to_dict()[key], json!("v".repeat(128)));
+        let e = refuse(&vote_with(key, json!("v".repeat(129))));
+        assert_eq!(e, format!("{key} must be at most 128 characters, got 129"));
+    }
+}

@@ -13,6 +13,8 @@
 //!   its §2.2 default.
 //! * Requests refuse fields that are not the entity's (a misspelt optional would be dropped
 //!   unseen). Ids a client chooses are at most 128 characters, with no `/`, as Orcade's.
+//! * Request limits: every id a request carries is at most 128 characters; every list of tags
+//!   or topics at most 64 entries of at most 128 characters (see [`request`]).
 
 pub mod hook_io;
 pub mod request;

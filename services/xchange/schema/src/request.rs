@@ -14,11 +14,17 @@
 //!   a fresh id and the defaults.
 //! * `PATCH /subjects/{id}`: the fields to set, by name or by dotted path below
 //!   `subject_metadata` and `subject_capabilities`; `subject_id` cannot change.
+//!
+//! Request limits (`agora_schema::fields`): the ids (`task_id`, `subject_id`, the direct
+//! mode's `subject_id`, the bidding mode's `bid_job_creator_id` when a string and each of its
+//! `bid_job_subject_ids`) are at most `MAX_ID_CHARS` characters; the lists of tags (a subject's
+//! `topics`, the bidding mode's `topics` and `bid_job_tags`) hold at most `MAX_TAGS` entries of
+//! at most `MAX_TAG_CHARS` characters.
 
 use crate::status::{AssignmentType, TaskStatus};
 use crate::subject::ExchangeSubject;
 use crate::task::{ExchangeTask, TASK_ASSIGNMENT};
-use agora_schema::fields::{document_id, identifier, kind, Reader};
+use agora_schema::fields::{document_id, id_within_limit, identifier, kind, tags_within_limits, Reader};
 use agora_schema::time::truncate_micros;
 use agora_schema::{FunctionSpec, ValidationErrors};
 use chrono::{DateTime, Utc};
@@ -144,10 +150,17 @@ fn check_assignment(errors: &mut Vec<agora_schema::FieldError>, mode: Assignment
             if r.string("bid_job_evaluator_id").is_some_and(|s| s.trim().is_empty()) {
                 r.fail("bid_job_evaluator_id", "must not be empty");
             }
-            for key in ["bid_job_subject_ids", "topics", "bid_job_tags"] {
+            if r.get("bid_job_subject_ids").is_some() {
+                r.id_strings("bid_job_subject_ids");
+            }
+            for key in ["topics", "bid_job_tags"] {
                 if r.get(key).is_some() {
-                    r.strings(key);
+                    r.tag_strings(key);
                 }
+            }
+            // Any other value is ignored (the job's creator is then the service's default).
+            if let Some(Value::String(creator)) = r.get("bid_job_creator_id") {
+                id_within_limit(&mut r, "bid_job_creator_id", creator);
             }
             match r.get("bid_job_mode") {
                 None => {}
@@ -189,7 +202,11 @@ fn set_field(r: &mut Reader<'_>, subject: &mut ExchangeSubject, key: &str, value
         },
         ("task_evaluation_function", other) => r.fail(key, format!("must be a function id string (\"\" for none), got {}", kind(other))),
         ("topics", Value::Array(items)) => match items.iter().map(|t| t.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>() {
-            Some(topics) => subject.topics = topics,
+            Some(topics) => {
+                if tags_within_limits(r, key, &topics) {
+                    subject.topics = topics;
+                }
+            }
             None => r.fail(key, "must be an array of strings"),
         },
         ("topics", other) => r.fail(key, format!("must be an array of strings, got {}", kind(other))),
@@ -314,5 +331,78 @@ mod tests {
             assert!(errors_of(parse_subject_patch(&body, &current)).contains(field), "{body}");
         }
         assert!(errors_of(parse_subject_patch(&json!({}), &current)).contains("at least one field"));
+    }
+
+    /// `n` characters.
+    fn long(n: usize) -> String {
+        "x".repeat(n)
+    }
+
+    /// `n` distinct tags of 128 characters.
+    fn full_tags(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("{i:x<128}")).collect()
+    }
+
+    fn bidding(assignment: Value) -> Value {
+        let mut a = json!({"bid_job_evaluator_id": "builtin:lowest-price"});
+        a.as_object_mut().unwrap().extend(assignment.as_object().unwrap().clone());
+        json!({"task_assignment_type": "bidding", "task_data": {}, "task_metadata": {"task_assignment": a}})
+    }
+
+    #[test]
+    fn task_ids_are_at_most_128_characters() {
+        let direct = |subject: String| json!({"task_assignment_type": "direct", "task_data": {}, "task_metadata": {"task_assignment": {"subject_id": subject}}});
+        let task = parse_task_request(&direct(long(128)), "f", now()).unwrap();
+        assert_eq!(task.assignment_str("subject_id"), Some(long(128).as_str()));
+        assert_eq!(
+            errors_of(parse_task_request(&direct(long(129)), "f", now())),
+            "task_metadata.task_assignment.subject_id must be at most 128 characters, got 129"
+        );
+        let body = json!({"task_id": long(128), "task_assignment_type": "open", "task_data": {}});
+        assert_eq!(parse_task_request(&body, "f", now()).unwrap().task_id, long(128));
+        let body = json!({"task_id": long(129), "task_assignment_type": "open", "task_data": {}});
+        assert_eq!(errors_of(parse_task_request(&body, "f", now())), "task_id must be at most 128 characters, got 129");
+
+        let ok = bidding(json!({"bid_job_subject_ids": ["a", long(128)], "bid_job_creator_id": long(128)}));
+        assert!(parse_task_request(&ok, "f", now()).is_ok());
+        let e = errors_of(parse_task_request(&bidding(json!({"bid_job_subject_ids": ["a", long(129)]})), "f", now()));
+        assert_eq!(e, "task_metadata.task_assignment.bid_job_subject_ids[1] must be at most 128 characters, got 129");
+        let e = errors_of(parse_task_request(&bidding(json!({"bid_job_creator_id": long(129)})), "f", now()));
+        assert_eq!(e, "task_metadata.task_assignment.bid_job_creator_id must be at most 128 characters, got 129");
+        // A creator that is not a string is ignored, as before (the service's default creator).
+        assert!(parse_task_request(&bidding(json!({"bid_job_creator_id": 7})), "f", now()).is_ok());
+    }
+
+    #[test]
+    fn a_bidding_task_s_tags_and_topics_are_at_most_64_of_at_most_128_characters() {
+        for key in ["topics", "bid_job_tags"] {
+            assert!(parse_task_request(&bidding(json!({key: full_tags(64)})), "f", now()).is_ok(), "{key}");
+            let e = errors_of(parse_task_request(&bidding(json!({key: ["fr", "de", "en", long(300)]})), "f", now()));
+            assert_eq!(e, format!("task_metadata.task_assignment.{key}[3] must be at most 128 characters, got 300"));
+            let e = errors_of(parse_task_request(&bidding(json!({key: full_tags(65)})), "f", now()));
+            assert_eq!(e, format!("task_metadata.task_assignment.{key} must hold at most 64 entries, got 65"));
+        }
+    }
+
+    #[test]
+    fn a_subject_s_id_and_topics_are_bounded_at_creation_and_by_patch() {
+        let s = parse_subject_request(&json!({"subject_id": long(128), "topics": full_tags(64)}), "f").unwrap();
+        assert_eq!((s.subject_id.len(), s.topics.len()), (128, 64));
+        assert_eq!(
+            errors_of(parse_subject_request(&json!({"subject_id": long(129)}), "f")),
+            "subject_id must be at most 128 characters, got 129"
+        );
+        assert_eq!(
+            errors_of(parse_subject_request(&json!({"topics": ["nlp", long(129)]}), "f")),
+            "topics[1] must be at most 128 characters, got 129"
+        );
+        assert_eq!(errors_of(parse_subject_request(&json!({"topics": full_tags(65)}), "f")), "topics must hold at most 64 entries, got 65");
+
+        assert!(parse_subject_patch(&json!({"topics": full_tags(64)}), &s).is_ok());
+        assert_eq!(
+            errors_of(parse_subject_patch(&json!({"topics": [long(300)]}), &s)),
+            "topics[0] must be at most 128 characters, got 300"
+        );
+        assert_eq!(errors_of(parse_subject_patch(&json!({"topics": full_tags(65)}), &s)), "topics must hold at most 64 entries, got 65");
     }
 }

@@ -3,7 +3,7 @@
 use crate::bid_job::{parameters_of, subject_tag, SUBJECT_TAG_PREFIX};
 use crate::hook_io::Hook;
 use crate::status::BidJobMode;
-use agora_schema::fields::{kind, FieldError, Reader};
+use agora_schema::fields::{kind, tag_count_within_limit, tag_within_limit, FieldError, Reader};
 use agora_schema::{FunctionSpec, HookTarget};
 use serde_json::{Map, Value};
 
@@ -16,7 +16,7 @@ pub trait BuiltinCheck {
     fn check(&self, hook: Hook, name: &str, parameters: &Map<String, Value>) -> Vec<FieldError>;
 }
 
-pub use agora_schema::fields::{document_id, identifier, MAX_ID_CHARS};
+pub use agora_schema::fields::{document_id, identifier, MAX_ID_CHARS, MAX_TAGS, MAX_TAG_CHARS};
 
 /// A function id (§4): a string that reads as a function spec. `required`: `""` is refused
 /// (the evaluator must be named). Stored trimmed, as it is read.
@@ -38,7 +38,8 @@ pub(crate) fn function_id(r: &mut Reader<'_>, path: &str, v: &Value, required: b
     Some(id.to_owned())
 }
 
-/// A roster: an array of [`identifier`]s, duplicates removed (first kept).
+/// A roster: an array of [`identifier`]s (each at most [`MAX_ID_CHARS`] characters), duplicates
+/// removed (first kept).
 pub(crate) fn subject_ids(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<Vec<String>> {
     let Value::Array(items) = v else {
         r.fail(path, format!("must be an array of subject ids, got {}", kind(v)));
@@ -60,13 +61,24 @@ pub(crate) fn subject_ids(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<V
 /// tags are the service's: allowed only on a mixed job whose roster holds `<id>`; a mixed job
 /// gets one per roster member, after the given tags. `roster` is `None` when it did not parse
 /// (the `subject::` checks are then skipped).
+///
+/// Limits: each tag is at most [`MAX_TAG_CHARS`] characters once stripped, and the list holds
+/// at most [`MAX_TAGS`] tags, not counting a mixed job's `subject::<id>` tags for its roster,
+/// which are the service's and bounded by the roster (a member's id is at most
+/// [`MAX_ID_CHARS`] characters): a mixed job's stored tags, posted back whole, are accepted
+/// whatever the size of its roster.
 pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJobMode>, roster: Option<&[String]>) -> Option<Vec<String>> {
     let Value::Array(items) = v else {
         r.fail(path, format!("must be an array of non-empty strings, got {}", kind(v)));
         return None;
     };
+    let roster_tag = |tag: &str| {
+        mode == Some(BidJobMode::Mixed)
+            && tag.strip_prefix(SUBJECT_TAG_PREFIX).zip(roster).is_some_and(|(subject, roster)| roster.iter().any(|s| s == subject))
+    };
+    let counted = items.iter().filter(|item| !item.as_str().is_some_and(|s| roster_tag(s.trim()))).count();
+    let mut ok = tag_count_within_limit(r, path, counted);
     let mut out: Vec<String> = Vec::with_capacity(items.len());
-    let mut ok = true;
     for (i, item) in items.iter().enumerate() {
         let at = format!("{path}[{i}]");
         let tag = match item {
@@ -82,6 +94,10 @@ pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJo
                 continue;
             }
         };
+        if !roster_tag(tag) && !tag_within_limit(r, &at, tag) {
+            ok = false;
+            continue;
+        }
         if let (Some(subject), Some(mode), Some(roster)) = (tag.strip_prefix(SUBJECT_TAG_PREFIX), mode, roster) {
             if mode != BidJobMode::Mixed {
                 r.fail(

@@ -14,7 +14,7 @@ mod patch;
 mod paths;
 
 pub use bid::{parse_bid_request, BID_REQUEST_FIELDS};
-pub use checks::{BuiltinCheck, MAX_ID_CHARS};
+pub use checks::{BuiltinCheck, MAX_ID_CHARS, MAX_TAGS, MAX_TAG_CHARS};
 pub use create::{parse_create_request, BID_JOB_FIELDS, MAX_TIME_LIMIT};
 pub use patch::{parse_bid_job_patch, parse_bid_patch, Patch};
 
