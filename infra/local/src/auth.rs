@@ -17,6 +17,7 @@ use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, UPGRADE};
 use axum::middleware::Next;
 use axum::response::Response;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The query parameter a WebSocket upgrade may carry its token in.
@@ -66,15 +67,15 @@ pub async fn identify(State(verifier): State<Arc<Verifier>>, mut request: Reques
 }
 
 /// The request's token: the `Authorization: Bearer` header, or for a WebSocket upgrade without
-/// one the `access_token` query parameter.
-fn token(request: &Request) -> Result<String, AuthError> {
+/// one the `access_token` query parameter (borrowed from the request: no copy per request).
+fn token(request: &Request) -> Result<Cow<'_, str>, AuthError> {
     let header = request.headers().get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     let websocket = request.headers().get(UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"));
     if header.is_none() && websocket {
         let query = request.uri().query().unwrap_or_default();
         if let Some((_, token)) = form_urlencoded::parse(query.as_bytes()).find(|(name, _)| name == TOKEN_QUERY_PARAMETER) {
-            return Ok(token.into_owned());
+            return Ok(token);
         }
     }
-    bearer_token(header).map(str::to_owned)
+    bearer_token(header).map(Cow::Borrowed)
 }
