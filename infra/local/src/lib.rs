@@ -20,7 +20,7 @@ pub use config::Config;
 
 use agora_hooks::Remote;
 use agora_hooks_remote::RemoteHooks;
-use agora_http::access::Identity;
+use agora_http::access::{Access, Identity};
 use agora_orcade_core::Orcade;
 use agora_voting_core::Voting;
 use agora_xchange_core::Xchange;
@@ -156,19 +156,20 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     Ok(Running { addr, voting: voting.voting, orcade: orcade.orcade, xchange: xchange.xchange, inbox: platform.inbox, tasks })
 }
 
-/// A subject's messages: with authentication on, for that subject or an operator only.
-async fn read_inbox(State(inbox): State<LocalInbox>, access: Option<axum::Extension<Identity>>, Path(subject): Path<String>) -> Response {
-    match access.map(|axum::Extension(identity)| identity) {
-        Some(Identity::Refused(error)) => {
-            let (status, message) = agora_http::access::unauthorized(&error);
-            agora_http::access::with_challenge((status, Json(serde_json::json!({ "error": message }))).into_response(), &error)
+/// A subject's messages: with authentication on, for that subject or an operator only (the
+/// services' rule, [`Access::act_as`]), refused in voting's error shape.
+async fn read_inbox(State(inbox): State<LocalInbox>, identity: Option<axum::Extension<Identity>>, Path(subject): Path<String>) -> Response {
+    let refuse = |(status, message): agora_http::body::Refusal| (status, Json(serde_json::json!({ "error": message }))).into_response();
+    let access = match identity {
+        Some(axum::Extension(Identity::Refused(error))) => {
+            return agora_http::access::with_challenge(refuse(agora_http::access::unauthorized(&error)), &error)
         }
-        Some(Identity::Caller(caller)) if !caller.may_act_as(&subject) => {
-            let (status, message) =
-                agora_http::access::forbidden(format!("the inbox of {subject:?} is read by that subject or an operator"));
-            (status, Json(serde_json::json!({ "error": message }))).into_response()
-        }
-        _ => Json(inbox.messages(&subject)).into_response(),
+        Some(axum::Extension(Identity::Caller(caller))) => Access::of(caller),
+        None => Access::trusted(),
+    };
+    match access.act_as("inbox", &subject) {
+        Ok(()) => Json(inbox.messages(&subject)).into_response(),
+        Err(refusal) => refuse(refusal),
     }
 }
 

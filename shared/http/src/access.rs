@@ -49,12 +49,6 @@ impl Access {
         self.0.as_ref()
     }
 
-    /// Whether the request may act as `subject`: authentication is off, or the caller is that
-    /// subject or an operator.
-    pub fn may_act_as(&self, subject: &str) -> bool {
-        self.0.as_ref().is_none_or(|c| c.may_act_as(subject))
-    }
-
     /// Checks that the request may act as `subject`, named in the request by `field`; the
     /// refusal is a 403 saying so.
     pub fn act_as(&self, field: &str, subject: &str) -> Result<(), Refusal> {
