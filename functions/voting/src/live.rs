@@ -10,6 +10,7 @@ use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsock
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::join_all;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The query parameter a `$connect` carries its token in.
 pub const TOKEN_QUERY_PARAMETER: &str = "access_token";
@@ -69,7 +70,7 @@ pub async fn handle_websocket(
 
 /// The caller of a `$connect`: the token of its `access_token` query parameter, else of its
 /// `Authorization` header.
-async fn connecting_caller(verifier: &Verifier, event: &ApiGatewayWebsocketProxyRequest) -> Result<Caller, AuthError> {
+async fn connecting_caller(verifier: &Verifier, event: &ApiGatewayWebsocketProxyRequest) -> Result<Arc<Caller>, AuthError> {
     if let Some(token) = event.query_string_parameters.first(TOKEN_QUERY_PARAMETER) {
         return verifier.verify(token).await;
     }

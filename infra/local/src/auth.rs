@@ -13,12 +13,13 @@ use crate::BoxError;
 use agora_auth::verify::{Verifier, VerifierConfig};
 use agora_auth::{bearer_token, AuthError, ClaimRules};
 use agora_http::access::Identity;
-use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, UPGRADE};
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::http::Request as HttpRequest;
+use futures::future::{BoxFuture, Either};
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use tower::Service;
 
 /// The query parameter a WebSocket upgrade may carry its token in.
 pub const TOKEN_QUERY_PARAMETER: &str = "access_token";
@@ -50,25 +51,74 @@ pub async fn verifier(config: &Config) -> Result<Option<Arc<Verifier>>, BoxError
     Ok(Some(Arc::new(verifier)))
 }
 
-/// Middleware: verifies the request's token and records who is calling.
-pub async fn identify(State(verifier): State<Arc<Verifier>>, mut request: Request, next: Next) -> Response {
-    let identity = match token(&request) {
-        Ok(token) => match verifier.verify(&token).await {
-            Ok(caller) => Identity::Caller(caller),
-            Err(error) => Identity::Refused(error),
-        },
-        Err(error) => Identity::Refused(error),
-    };
+/// The front door's service: verifies each request's token and records who is calling before
+/// the request reaches the router (so every route, and the fallback, sees it). A token seen
+/// lately is answered from the verifier's verified tokens with no await and no allocation, and
+/// the request goes straight on to the router; only a token's first request (or a bad one) takes
+/// the slow path, boxed. With authentication off it passes every request on untouched.
+#[derive(Clone)]
+pub struct Identify<S> {
+    inner: S,
+    verifier: Option<Arc<Verifier>>,
+}
+
+impl<S> Identify<S> {
+    pub fn new(inner: S, verifier: Option<Arc<Verifier>>) -> Self {
+        Identify { inner, verifier }
+    }
+}
+
+impl<S, B> Service<HttpRequest<B>> for Identify<S>
+where
+    S: Service<HttpRequest<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    B: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Either<S::Future, BoxFuture<'static, Result<S::Response, S::Error>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: HttpRequest<B>) -> Self::Future {
+        let Some(verifier) = &self.verifier else { return Either::Left(self.inner.call(request)) };
+        let known = match token(&request) {
+            Ok(token) => verifier.verified(&token).map(Identity::Caller),
+            Err(error) => Some(Identity::Refused(error)),
+        };
+        if let Some(identity) = known {
+            record(&mut request, identity);
+            return Either::Left(self.inner.call(request));
+        }
+        // A token not verified lately: its signature is checked (perhaps after a read of the
+        // JWKS) before the request goes on, on the service made ready above.
+        let verifier = verifier.clone();
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        Either::Right(Box::pin(async move {
+            let identity = match token(&request) {
+                Ok(token) => verifier.verify(&token).await.map_or_else(Identity::Refused, Identity::Caller),
+                Err(error) => Identity::Refused(error),
+            };
+            record(&mut request, identity);
+            inner.call(request).await
+        }))
+    }
+}
+
+/// Puts who is calling in the request (a refusal logged: the service answers it 401).
+fn record<B>(request: &mut HttpRequest<B>, identity: Identity) {
     if let Identity::Refused(error) = &identity {
         tracing::info!(path = request.uri().path(), %error, "request refused: no verified caller");
     }
     request.extensions_mut().insert(identity);
-    next.run(request).await
 }
 
 /// The request's token: the `Authorization: Bearer` header, or for a WebSocket upgrade without
 /// one the `access_token` query parameter (borrowed from the request: no copy per request).
-fn token(request: &Request) -> Result<Cow<'_, str>, AuthError> {
+fn token<B>(request: &HttpRequest<B>) -> Result<Cow<'_, str>, AuthError> {
     let header = request.headers().get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     let websocket = request.headers().get(UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"));
     if header.is_none() && websocket {

@@ -134,10 +134,7 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     if local_registry {
         app = app.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
     }
-    let mut app = app.fallback(no_route).method_not_allowed_fallback(wrong_method);
-    if let Some(verifier) = verifier {
-        app = app.layer(axum::middleware::from_fn_with_state(verifier, auth::identify));
-    }
+    let app = auth::Identify::new(app.fallback(no_route).method_not_allowed_fallback(wrong_method), verifier);
     tracing::info!(
         %addr,
         data_dir = %config.data_dir.display(),

@@ -4,6 +4,7 @@
 //! no such limits.) A body too slow is answered 400 in the service's JSON error shape; a head too
 //! slow gets its connection closed, since no request has been read to answer.
 
+use crate::auth::Identify;
 use axum::Router;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -23,8 +24,9 @@ pub struct ReadLimits {
     pub body: Duration,
 }
 
-/// Serves `app` on `listener` until the task is stopped.
-pub async fn serve(listener: TcpListener, app: Router, limits: ReadLimits) {
+/// Serves `app` (the router behind the front door's identification of callers) on `listener`
+/// until the task is stopped.
+pub async fn serve(listener: TcpListener, app: Identify<Router>, limits: ReadLimits) {
     let service = ServiceBuilder::new().layer(RequestBodyTimeoutLayer::new(limits.body)).service(app);
     loop {
         let (stream, peer) = match listener.accept().await {

@@ -18,7 +18,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// Environment variable: the URL of the identity provider's JWKS.
@@ -117,14 +117,14 @@ pub struct Verifier {
     /// Tokens verified lately, by their exact text: a client sends the same token with each
     /// request until it expires, and checking its signature again each time would cost more
     /// than the request itself (see [`VERIFIED_FOR`]).
-    verified: std::sync::Mutex<HashMap<String, Verified>>,
+    verified: RwLock<HashMap<String, Verified>>,
     /// Signatures checked so far (for tests and benches).
     checks: std::sync::atomic::AtomicUsize,
 }
 
 /// A token verified, with its caller, until it must be verified again.
 struct Verified {
-    caller: Caller,
+    caller: Arc<Caller>,
     until: Instant,
 }
 
@@ -162,7 +162,7 @@ impl Verifier {
             http,
             reads: Default::default(),
             min_refresh: MIN_REFRESH_INTERVAL,
-            verified: std::sync::Mutex::new(HashMap::new()),
+            verified: RwLock::new(HashMap::new()),
             checks: Default::default(),
         };
         if let KeySource::Jwks(url) = &verifier.config.keys {
@@ -196,24 +196,31 @@ impl Verifier {
     }
 
     /// The caller of an `Authorization` header's value.
-    pub async fn caller_of_header(&self, authorization: Option<&str>) -> Result<Caller, AuthError> {
+    pub async fn caller_of_header(&self, authorization: Option<&str>) -> Result<Arc<Caller>, AuthError> {
         self.verify(crate::bearer_token(authorization)?).await
     }
 
-    /// Verifies `token` and names its caller. A token verified in the last [`VERIFIED_FOR`] and
-    /// not expired since is taken without its signature checked again (the same text, byte for
-    /// byte: any change is another token).
-    pub async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
-        if let Some(seen) = self.verified.lock().expect("verified lock").get(token) {
-            if seen.until > Instant::now() {
-                return Ok(seen.caller.clone());
-            }
+    /// The caller of `token` if it was verified in the last [`VERIFIED_FOR`] and has not expired
+    /// since (the same text, byte for byte: any change is another token); `None` when it must be
+    /// verified ([`Verifier::verify`]). Takes no lock but a shared read one, and allocates
+    /// nothing: this is the path of every request but a token's first.
+    pub fn verified(&self, token: &str) -> Option<Arc<Caller>> {
+        let verified = self.verified.read().expect("verified lock");
+        verified.get(token).filter(|seen| seen.until > Instant::now()).map(|seen| seen.caller.clone())
+    }
+
+    /// Verifies `token` and names its caller: from the verified tokens
+    /// ([`Verifier::verified`]), else by checking its signature and claims.
+    pub async fn verify(&self, token: &str) -> Result<Arc<Caller>, AuthError> {
+        if let Some(caller) = self.verified(token) {
+            return Ok(caller);
         }
         let (caller, exp) = self.verify_fully(token).await?;
+        let caller = Arc::new(caller);
         let now = Instant::now();
         let left = exp.map_or(Duration::ZERO, |exp| Duration::from_secs(u64::try_from(exp - unix_now()).unwrap_or(0)));
         let until = now + left.min(VERIFIED_FOR);
-        let mut verified = self.verified.lock().expect("verified lock");
+        let mut verified = self.verified.write().expect("verified lock");
         if verified.len() >= MAX_VERIFIED {
             verified.retain(|_, v| v.until > now);
             if verified.len() >= MAX_VERIFIED {

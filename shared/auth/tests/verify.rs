@@ -8,14 +8,15 @@ use agora_auth::verify::{KeySource, Verifier, VerifierConfig};
 use agora_auth::{AuthError, Caller, ClaimRules};
 use agora_test_tokens::{claims, hs256_with_public_key, now, sign, unsigned, with, Jwks, TestKey, AUDIENCE, ISSUER};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 fn config(keys: KeySource) -> VerifierConfig {
     VerifierConfig { keys, issuer: ISSUER.into(), audience: AUDIENCE.into(), rules: ClaimRules::default() }
 }
 
-fn caller(subject: &str, admin: bool) -> Caller {
-    Caller { subject: subject.into(), admin }
+fn caller(subject: &str, admin: bool) -> Arc<Caller> {
+    Arc::new(Caller { subject: subject.into(), admin })
 }
 
 #[tokio::test]
@@ -147,10 +148,12 @@ async fn a_token_seen_is_not_checked_again_until_it_expires() {
     let server = Jwks::start(vec![key.jwk.clone()]).await;
     let verifier = Verifier::new(config(KeySource::Jwks(server.url.clone()))).await.expect("verifier");
     let token = sign(&key, &claims("agent-1"));
+    assert_eq!(verifier.verified(&token), None, "not seen yet");
     for _ in 0..3 {
         assert_eq!(verifier.verify(&token).await, Ok(caller("agent-1", false)));
     }
     assert_eq!(verifier.signature_checks(), 1, "checked once");
+    assert_eq!(verifier.verified(&token), Some(caller("agent-1", false)), "taken from the verified tokens");
 
     let mut forged = token.clone().into_bytes();
     let last = forged.len() - 2;
@@ -158,10 +161,12 @@ async fn a_token_seen_is_not_checked_again_until_it_expires() {
     let forged = String::from_utf8(forged).expect("ASCII");
     assert_eq!(verifier.verify(&forged).await, Err(AuthError::BadSignature));
     assert_eq!(verifier.signature_checks(), 2, "another token, checked");
+    assert_eq!(verifier.verified(&forged), None, "a refused token is not remembered");
 
     let lapsing = sign(&key, &with(claims("agent-2"), json!({"exp": now() - 5})));
     for _ in 0..2 {
         assert_eq!(verifier.verify(&lapsing).await, Ok(caller("agent-2", false)), "within the leeway");
     }
     assert_eq!(verifier.signature_checks(), 4, "an expired token is checked each time");
+    assert_eq!(verifier.verified(&lapsing), None, "an expired token is never taken as verified");
 }

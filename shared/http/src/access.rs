@@ -18,12 +18,13 @@ use axum::http::{HeaderValue, Request, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 /// What the front door learnt of a request's caller (in the request's extensions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Identity {
-    /// The caller, verified.
-    Caller(Caller),
+    /// The caller, verified (shared: a request's extractors take it without a copy).
+    Caller(Arc<Caller>),
     /// Authentication is on and the request did not pass it: a 401.
     Refused(AuthError),
 }
@@ -31,7 +32,7 @@ pub enum Identity {
 /// The caller of a request as a route sees it: `None` when authentication is off (the ids in
 /// the request are trusted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Access(Option<Caller>);
+pub struct Access(Option<Arc<Caller>>);
 
 impl Access {
     /// Authentication off: every id in the request is trusted.
@@ -40,13 +41,13 @@ impl Access {
     }
 
     /// A verified caller.
-    pub fn of(caller: Caller) -> Self {
-        Access(Some(caller))
+    pub fn of(caller: impl Into<Arc<Caller>>) -> Self {
+        Access(Some(caller.into()))
     }
 
     /// The verified caller; `None` when authentication is off.
     pub fn caller(&self) -> Option<&Caller> {
-        self.0.as_ref()
+        self.0.as_deref()
     }
 
     /// Checks that the request may act as `subject`, named in the request by `field`; the
