@@ -53,9 +53,9 @@ pub async fn verifier(config: &Config) -> Result<Option<Arc<Verifier>>, BoxError
 
 /// The front door's service: verifies each request's token and records who is calling before
 /// the request reaches the router (so every route, and the fallback, sees it). A token seen
-/// lately is answered from the verifier's verified tokens with no await and no allocation, and
-/// the request goes straight on to the router; only a token's first request (or a bad one) takes
-/// the slow path, boxed. With authentication off it passes every request on untouched.
+/// lately is answered from the verifier's verified tokens with no await (`Verifier::verified`),
+/// and the request goes straight on to the router; only a token's first request (or a bad one)
+/// takes the slow path, boxed. With authentication off it passes every request on untouched.
 #[derive(Clone)]
 pub struct Identify<S> {
     inner: S,

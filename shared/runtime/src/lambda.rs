@@ -93,7 +93,7 @@ pub fn identity_of(rules: &ClaimRules, context: Option<&lambda_http::request::Re
         })
         .collect();
     match rules.caller(&claims, jwt.scopes.as_deref().unwrap_or_default()) {
-        Ok(caller) => Identity::Caller(std::sync::Arc::new(caller)),
+        Ok(caller) => Identity::Caller(caller.into()),
         Err(error) => Identity::Refused(error),
     }
 }

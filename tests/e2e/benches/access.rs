@@ -39,6 +39,13 @@ enum Auth {
     Es256EveryVoteNew,
 }
 
+impl Auth {
+    /// Whether the run's server verifies tokens.
+    fn verifies(self) -> bool {
+        !matches!(self, Auth::Off | Auth::OffTokensSent)
+    }
+}
+
 async fn run(server: &Server, auth: Auth, keys: &(TestKey, TestKey), total: usize, agents: usize, clients: usize) -> f64 {
     let tasks = total.div_ceil(agents);
     let mut ids = Vec::with_capacity(tasks);
@@ -115,7 +122,7 @@ fn main() {
             for k in 0..len {
                 let (auth, got) = &mut rates[(round + k) % len];
                 // A fresh server for each run: each starts from an empty store, as every other does.
-                let on = !matches!(auth, Auth::Off | Auth::OffTokensSent);
+                let on = auth.verifies();
                 let mut server = Server::start_with(|c| {
                     c.sweep_interval_ms = 50;
                     if on {
@@ -139,7 +146,7 @@ fn main() {
             let runs: Vec<String> = got.iter().map(|r| format!("{r:.0}")).collect();
             println!("  auth {auth:?}: {rate:.0}/s (runs {}; loss against off {loss:.1}%)", runs.join(", "));
         }
-        let on = rates.iter().filter(|(auth, _)| !matches!(auth, Auth::Off | Auth::OffTokensSent)).count();
+        let on = rates.iter().filter(|(auth, _)| auth.verifies()).count();
         assert_eq!(jwks.hits(), on * rounds, "the JWKS was read once by each server with authentication on, at its start-up");
     });
 }
