@@ -6,8 +6,11 @@
 //! checked, the later ones are taken from the verified tokens. A last run gives every vote a
 //! token never seen before (every signature checked: the worst case). Each run has a fresh
 //! server (an empty store), and runs alternate, each round starting one run later, so that the
-//! machine's drift hits each alike; the medians are printed with the loss against
-//! authentication off (target: under 10%).
+//! machine's drift hits each alike. Printed for each run: the median rate, and the loss against
+//! authentication off as the median over the rounds of each round's own ratio (a round's runs
+//! share the machine's state of the moment, so the ratio holds steadier than two medians do;
+//! target: under 10%); and the process's CPU time per vote (clients and server together, from
+//! `/proc/self/stat`), the cost of a vote however the two cores are shared out.
 //!
 //! `cargo bench -p agora-e2e --bench access` (env: BENCH_VOTES, BENCH_AGENTS, BENCH_CLIENTS,
 //! BENCH_ROUNDS, and BENCH_RUNS to take only some runs, e.g. `off,es256`, as when profiling one).
@@ -46,7 +49,27 @@ impl Auth {
     }
 }
 
-async fn run(server: &Server, auth: Auth, keys: &(TestKey, TestKey), total: usize, agents: usize, clients: usize) -> f64 {
+/// What a run measured.
+#[derive(Clone, Copy)]
+struct Measured {
+    /// Votes accepted per second.
+    rate: f64,
+    /// The process's CPU time per vote, in microseconds.
+    cpu_us: f64,
+}
+
+/// The CPU time this process has used (all its threads, user and system), in seconds.
+fn process_cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // The fields after the command's closing parenthesis; utime and stime are the 14th and 15th
+    // of the line, in clock ticks (100 a second on Linux).
+    let rest = &stat[stat.rfind(')').expect("stat line") + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    ticks as f64 / 100.0
+}
+
+async fn run(server: &Server, auth: Auth, keys: &(TestKey, TestKey), total: usize, agents: usize, clients: usize) -> Measured {
     let tasks = total.div_ceil(agents);
     let mut ids = Vec::with_capacity(tasks);
     for _ in 0..tasks {
@@ -78,15 +101,16 @@ async fn run(server: &Server, auth: Auth, keys: &(TestKey, TestKey), total: usiz
         Auth::Es256EveryVoteNew => (0..total).map(|i| header(sign(&keys.1, &claims(&agent(i))))).collect(),
     });
     let (addr, next) = (server.running.addr, Arc::new(AtomicUsize::new(0)));
-    let started = Instant::now();
+    let (started, cpu) = (Instant::now(), process_cpu_secs());
     let workers = (0..clients).map(|_| {
         let (bodies, headers, next) = (bodies.clone(), headers.clone(), next.clone());
         tokio::spawn(async move { lean_worker_with(addr, &bodies, 200, &next, &headers).await.unwrap_or(0) })
     });
     let accepted: usize = join_all(workers).await.into_iter().map(|r| r.unwrap_or(0)).sum();
     let rate = accepted as f64 / started.elapsed().as_secs_f64();
+    let cpu_us = (process_cpu_secs() - cpu) * 1e6 / accepted as f64;
     assert_eq!(accepted, total, "{auth:?}: every vote accepted");
-    rate
+    Measured { rate, cpu_us }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -98,7 +122,7 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let (total, agents) = (env_usize("BENCH_VOTES", 20_000), env_usize("BENCH_AGENTS", 200));
-        let (clients, rounds) = (env_usize("BENCH_CLIENTS", 32), env_usize("BENCH_ROUNDS", 3));
+        let (clients, rounds) = (env_usize("BENCH_CLIENTS", 32), env_usize("BENCH_ROUNDS", 7));
         let keys = (TestKey::rs256("rsa-1"), TestKey::es256("ec-1"));
         let jwks = Jwks::start(vec![keys.0.jwk.clone(), keys.1.jwk.clone()]).await;
         // The set-up requests (create, status) of a server with authentication on, as an operator.
@@ -109,7 +133,7 @@ fn main() {
 
         let only = std::env::var("BENCH_RUNS").unwrap_or_default().to_ascii_lowercase();
         let taken = |auth: &Auth| only.is_empty() || only.split(',').any(|name| name.trim() == format!("{auth:?}").to_ascii_lowercase());
-        let mut rates: Vec<(Auth, Vec<f64>)> = [Auth::Off, Auth::OffTokensSent, Auth::Rs256, Auth::Es256, Auth::Es256EveryVoteNew]
+        let mut rates: Vec<(Auth, Vec<Measured>)> = [Auth::Off, Auth::OffTokensSent, Auth::Rs256, Auth::Es256, Auth::Es256EveryVoteNew]
             .into_iter()
             .filter(taken)
             .map(|a| (a, vec![]))
@@ -138,13 +162,22 @@ fn main() {
                 got.push(run(&server, *auth, &keys, total, agents, clients).await);
             }
         }
-        let off = rates.iter().find(|(auth, _)| *auth == Auth::Off).map_or(f64::NAN, |(_, got)| median(got.clone()));
-        println!("votes accepted per second (HTTP, builtin PQT, embedded store, {clients} lean clients, {total} votes a run by {agents} agents, median of {rounds}):");
+        let off = rates.iter().find(|(auth, _)| *auth == Auth::Off).map(|(_, got)| got.clone());
+        println!("votes accepted per second (HTTP, builtin PQT, embedded store, {clients} lean clients, {total} votes a run by {agents} agents, {rounds} rounds):");
         for (auth, got) in &rates {
-            let rate = median(got.clone());
-            let loss = (1.0 - rate / off) * 100.0;
-            let runs: Vec<String> = got.iter().map(|r| format!("{r:.0}")).collect();
-            println!("  auth {auth:?}: {rate:.0}/s (runs {}; loss against off {loss:.1}%)", runs.join(", "));
+            let rate = median(got.iter().map(|m| m.rate).collect());
+            let cpu = median(got.iter().map(|m| m.cpu_us).collect());
+            let runs: Vec<String> = got.iter().map(|m| format!("{:.0}", m.rate)).collect();
+            // Each round's rate against off's in the same round; the median of those.
+            let against_off = |of: fn(&Measured) -> f64| {
+                off.as_ref().map_or(f64::NAN, |off| median(got.iter().zip(off).map(|(m, o)| of(m) / of(o)).collect()))
+            };
+            let loss = (1.0 - against_off(|m| m.rate)) * 100.0;
+            let more_cpu = (against_off(|m| m.cpu_us) - 1.0) * 100.0;
+            println!(
+                "  auth {auth:?}: {rate:.0}/s (runs {}), loss against off {loss:.1}%; CPU {cpu:.0} µs a vote, {more_cpu:+.1}% against off",
+                runs.join(", ")
+            );
         }
         let on = rates.iter().filter(|(auth, _)| auth.verifies()).count();
         assert_eq!(jwks.hits(), on * rounds, "the JWKS was read once by each server with authentication on, at its start-up");
