@@ -34,6 +34,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The allocator of every program that runs the local server (`agora-local`, and the end-to-end
+/// tests and benchmarks that start it in process, so that they measure what runs): mimalloc,
+/// whose per-thread heaps serve a request's many small allocations without the locks and
+/// consolidation of glibc's malloc, which took about a tenth of the server's CPU (its figures
+/// beside glibc's: the README's Benchmarks). Built without transparent huge pages (see the
+/// workspace's `Cargo.toml`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A running local server.
 pub struct Running {
     pub addr: SocketAddr,
