@@ -84,24 +84,24 @@ where
 
     fn call(&mut self, mut request: HttpRequest<B>) -> Self::Future {
         let Some(verifier) = &self.verifier else { return Either::Left(self.inner.call(request)) };
-        let known = match token(&request) {
-            Ok(token) => verifier.verified(&token).map(Identity::Caller),
-            Err(error) => Some(Identity::Refused(error)),
+        let token = match token(&request) {
+            Ok(token) => token,
+            Err(error) => {
+                record(&mut request, Identity::Refused(error));
+                return Either::Left(self.inner.call(request));
+            }
         };
-        if let Some(identity) = known {
-            record(&mut request, identity);
+        if let Some(caller) = verifier.verified(&token) {
+            record(&mut request, Identity::Caller(caller));
             return Either::Left(self.inner.call(request));
         }
         // A token not verified lately: its signature is checked (perhaps after a read of the
         // JWKS) before the request goes on, on the service made ready above.
-        let verifier = verifier.clone();
+        let (token, verifier) = (token.into_owned(), verifier.clone());
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Either::Right(Box::pin(async move {
-            let identity = match token(&request) {
-                Ok(token) => verifier.verify(&token).await.map_or_else(Identity::Refused, Identity::Caller),
-                Err(error) => Identity::Refused(error),
-            };
+            let identity = verifier.verify(&token).await.map_or_else(Identity::Refused, Identity::Caller);
             record(&mut request, identity);
             inner.call(request).await
         }))
