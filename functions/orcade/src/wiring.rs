@@ -73,12 +73,14 @@ pub fn creator(repo: &Repo, sdk: &SdkConfig) -> Result<JobCreator, BoxError> {
     Ok(JobCreator::new(repo.clone(), hooks_from_env()?, deliveries, schedules, Arc::new(SystemClock)))
 }
 
-/// `orcade-jobs`: the creator, the closer (the evaluation queue) and the edits.
+/// `orcade-jobs`: the creator, the closer (the evaluation queue) and the edits (the delivery
+/// queue too: a replaced roster's new members get a `bid_request`).
 pub async fn jobs_from_env() -> Result<(JobCreator, Closer, Edits), BoxError> {
     let repo = repo_from_env().await?;
     let sdk = agora_aws::config::load().await;
     let closing = closing(&repo, queue_from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    Ok((creator(&repo, &sdk)?, Closer::new(repo.clone(), Arc::new(SystemClock), closing), Edits::new(repo, hooks_from_env()?)))
+    let edits = Edits::new(repo.clone(), hooks_from_env()?, queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?, closing.clone());
+    Ok((creator(&repo, &sdk)?, Closer::new(repo, Arc::new(SystemClock), closing), edits))
 }
 
 /// Where resolution events go: the queue at `AGORA_RESOLUTION_QUEUE_URL`, else nowhere.

@@ -125,7 +125,7 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
     deliver_redelivered(&deliver, batch).await;
     let calls = delegate.received("/");
     assert_eq!(calls.len(), 3, "{calls:?}");
-    assert!(calls.iter().all(|c| c.json["task_data"]["event_type"] == json!("bid_request") && c.json["session_id"] == json!(id)));
+    assert!(calls.iter().all(|c| c.json["task_data"]["event_type"] == json!("bid_request") && c.json["session_id"] == c.json["task_id"]));
     let results = functions.data(&format!("/bid-jobs/{id}/task-results")).await;
     assert_eq!(results.as_array().map(Vec::len), Some(3), "{results}");
 

@@ -148,7 +148,11 @@ async fn evaluate_bids(server: &Server, n: usize) -> (Duration, String) {
     }
     // What n accepted applicants leave on an open job: its roster and its bid counter.
     let roster: Vec<String> = (0..n).map(subject).collect();
-    assert!(orcade.repo().update_job(&id, &Change::set(&json!({"bid_job_subject_ids": roster}))).await.expect("roster"));
+    assert!(orcade
+        .repo()
+        .update_job(&id, &agora_filter::Filter::all(), &Change::set(&json!({"bid_job_subject_ids": roster})))
+        .await
+        .expect("roster"));
     store.increment(&agora_orcade_core::closing::bids_counter(&id), n as i64).await.expect("counter");
     // Closed without a request: this process evaluates it, not the server's queue.
     assert!(orcade.repo().close_job(&id).await.expect("close"));

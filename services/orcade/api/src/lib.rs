@@ -12,8 +12,8 @@ mod routes;
 pub use body::body_limit;
 pub use error::ApiError;
 pub use routes::{
-    close_routes, create_routes, edit_routes, flow_router, no_route, query_routes, router, routes, submit_routes, with_fallbacks,
-    with_limits, wrong_method, Flow,
+    close_routes, create_routes, edit_routes, flow_router, no_route, query_routes, router, routes, spec_query_routes, spec_routes,
+    submit_routes, with_fallbacks, with_limits, wrong_method, Flow,
 };
 
 use axum::http::header::CONTENT_TYPE;

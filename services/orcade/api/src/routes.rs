@@ -10,6 +10,9 @@
 //! | [`Flow::Queries`] | `GET /bid-jobs/{id}`, `GET /bid-jobs/by-tags`, `GET /bid-jobs/{id}/bids`, `GET /bid-jobs/{id}/task-results`, `GET /bid-jobs/{id}/evaluation`, `GET /bids/{id}`, the three `POST …/query` |
 //! | [`Flow::Edits`] | `PATCH` and `DELETE` of `/bid-jobs/{id}` and `/bids/{id}` |
 //!
+//! [`spec_routes`] leaves out the one route beyond §3, `GET /bid-jobs/{id}/evaluation`, so that a
+//! server can act as an upstream Orcade (the local server's `--orcade-spec-routes-only`).
+//!
 //! Two routers may serve one path with different methods (`GET /bid-jobs/{id}` is a query,
 //! `PATCH` an edit): axum merges their methods. The static paths `/bid-jobs/query` and
 //! `/bid-jobs/by-tags` win over `/bid-jobs/{id}`.
@@ -96,15 +99,32 @@ pub fn submit_routes(intake: BidIntake) -> Router {
     Router::new().route("/bid-jobs/{bid_job_id}/bids", post(submit_bid)).with_state(intake)
 }
 
-/// The read routes over the store alone, without fallbacks.
+/// Every route of §3 only, without fallbacks: [`routes`] without Agora's extra read route
+/// `GET /bid-jobs/{id}/evaluation`, for a server that acts as an upstream Orcade.
+pub fn spec_routes(orcade: Arc<Orcade>) -> Router {
+    Flow::ALL.iter().fold(Router::new(), |r, f| {
+        r.merge(match f {
+            Flow::Queries => spec_query_routes(orcade.queries().clone()),
+            f => f.routes(&orcade),
+        })
+    })
+}
+
+/// The read routes over the store alone, without fallbacks: §3's and Agora's
+/// `GET /bid-jobs/{id}/evaluation`.
 pub fn query_routes(queries: Queries) -> Router {
+    let evaluation = Router::new().route("/bid-jobs/{bid_job_id}/evaluation", get(evaluation_of_job)).with_state(queries.clone());
+    spec_query_routes(queries).merge(evaluation)
+}
+
+/// The read routes of §3 only, without fallbacks.
+pub fn spec_query_routes(queries: Queries) -> Router {
     Router::new()
         .route("/bid-jobs/{bid_job_id}", get(get_job))
         .route("/bid-jobs/by-tags", get(jobs_by_tags))
         .route("/bid-jobs/query", post(query_jobs))
         .route("/bid-jobs/{bid_job_id}/bids", get(bids_of_job))
         .route("/bid-jobs/{bid_job_id}/task-results", get(task_results_of_job))
-        .route("/bid-jobs/{bid_job_id}/evaluation", get(evaluation_of_job))
         .route("/bids/{bid_id}", get(get_bid))
         .route("/bids/query", post(query_bids))
         .route("/bid-task-results/query", post(query_task_results))

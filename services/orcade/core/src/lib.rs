@@ -40,7 +40,7 @@
 //!   failure is retried by the queue.
 //! * **Deliveries are made once**, each failure stored (§5), none retried: the result and its
 //!   `delivered:<id>` mark are one atomic insert, and a worker holds the delivery's claim while
-//!   it calls. The delegate call's `session_id` is the job id and its `task_id` the id of the
+//!   it calls. The delegate call's `session_id` and `task_id` are both the id of the
 //!   `BidTaskResult` it will be stored under. A `bid_request` carries the job as it is when the
 //!   delivery runs.
 //! * **Close by the creator** works in every mode (an open job's creator may end the call

@@ -67,7 +67,7 @@ fn record(key: &str, now: DateTime<Utc>, fields: Value) -> Json {
     agora_store::claims::record(key, "orcade", &format_utc_micros(&now), fields)
 }
 
-fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, OrcadeError> {
+pub(crate) fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, OrcadeError> {
     Ok(serde_json::from_str(doc.get())?)
 }
 
@@ -155,8 +155,9 @@ impl Repo {
         Ok(mended)
     }
 
-    pub async fn update_job(&self, id: &str, change: &Change) -> Result<bool, OrcadeError> {
-        Ok(self.store.update(BID_JOBS, id, &Filter::all(), change).await?)
+    /// Changes the job if it matches `filter`; false when it does not (or is gone).
+    pub async fn update_job(&self, id: &str, filter: &Filter, change: &Change) -> Result<bool, OrcadeError> {
+        Ok(self.store.update(BID_JOBS, id, filter, change).await?)
     }
 
     pub async fn delete_job(&self, id: &str) -> Result<bool, OrcadeError> {

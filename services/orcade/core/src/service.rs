@@ -140,7 +140,7 @@ impl Orcade {
             deliverer: Deliverer::new(repo.clone(), p.delegate.clone(), p.clock.clone(), settings.delivery_lease)
                 .with_resolutions(p.resolutions.clone()),
             queries: Queries::new(repo.clone()),
-            edits: Edits::new(repo.clone(), p.hooks.clone()),
+            edits: Edits::new(repo.clone(), p.hooks.clone(), p.deliveries.clone(), closing.clone()),
             repairer: Repairer::new(repo.clone(), p.clock.clone(), closing),
             repo,
             ports,

@@ -267,7 +267,10 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
     let calls = f.delegate.calls();
     assert_eq!(calls.len(), 3);
     assert_eq!(calls[0]["subject_id"], "t1");
-    assert_eq!(calls[0]["session_id"], json!(job_id));
+    // One session per call: the upstream delegate waits for each answer on its session's queue.
+    let sessions: std::collections::HashSet<&Value> = calls.iter().map(|c| &c["session_id"]).collect();
+    assert_eq!(sessions.len(), 3, "{calls:?}");
+    assert!(calls.iter().all(|c| c["session_id"] == c["task_id"]), "{calls:?}");
     assert_eq!(calls[0]["task_data"]["event_type"], "bid_request");
     assert_eq!(calls[0]["task_data"]["bid_job_id"], json!(job_id));
     assert_eq!(calls[0]["task_data"]["bid_job"]["bid_job_subject_ids"], json!(["t1", "t2", "t3"]));
@@ -941,4 +944,39 @@ async fn edits_and_queries() {
     // Its queued bid_requests find it gone.
     let d = Delivery::parse(&f.deliveries.take()[0].body).unwrap();
     assert_eq!(f.orcade.deliverer().deliver(&d).await.unwrap(), DeliveryOutcome::JobGone);
+}
+
+#[tokio::test]
+async fn a_closed_job_s_roster_is_replaced_by_patch() {
+    let f = flows();
+    let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    f.deliveries.take();
+    f.orcade.intake().submit_bid(&job_id, &bid("t1", 10.0, 0.9)).await.unwrap();
+    let edits = f.orcade.edits();
+
+    // A member with a bid on file stays; nothing is stored by the refused PATCH.
+    let Err(OrcadeError::InvalidPatch(e)) = edits.patch_job(&job_id, &json!({"bid_job_subject_ids": ["t2", "t3"]}), None).await else {
+        panic!("a member with a bid was dropped")
+    };
+    assert!(e.to_string().contains("must keep \"t1\""), "{e}");
+    assert_eq!(job(&f, &job_id).await.bid_job_subject_ids, ["t1", "t2", "t3"]);
+
+    // A new member gets its bid_request, and may bid at once (the bid flow's cached job is stale).
+    let patched =
+        value(&edits.patch_job(&job_id, &json!({"bid_job_subject_ids": ["t1", "t2", "t3", "t4"], "note": "x"}), None).await.unwrap());
+    assert_eq!(patched["bid_job_subject_ids"], json!(["t1", "t2", "t3", "t4"]));
+    assert_eq!(patched["note"], "x", "a field the job does not define is stored and read back");
+    assert_eq!(f.deliveries.take().iter().map(|s| s.key.as_str()).collect::<Vec<_>>(), [format!("bid_request:{job_id}:t4")]);
+    f.orcade.intake().submit_bid(&job_id, &bid("t4", 12.0, 0.9)).await.unwrap();
+    f.orcade.intake().submit_bid(&job_id, &bid("t2", 11.0, 0.9)).await.unwrap();
+    assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Open, "t3 has not bid yet");
+
+    // Dropping the silent member completes the roster: the job closes, as the last bid would.
+    edits.patch_job(&job_id, &json!({"bid_job_subject_ids": ["t1", "t2", "t4"]}), None).await.unwrap();
+    assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Closed);
+    assert_eq!(f.evaluations.take().len(), 1);
+    assert_eq!(
+        edits.patch_job(&job_id, &json!({"bid_job_subject_ids": ["t1", "t2", "t4", "t5"]}), None).await.unwrap_err(),
+        OrcadeError::JobClosed(job_id.clone())
+    );
 }

@@ -71,6 +71,8 @@ fn bad_parameters_are_a_400_naming_the_parameter() {
 #[test]
 fn a_patch_that_breaks_a_builtin_is_refused() {
     let job = create(&request("builtin:min-confidence", "builtin:lowest-price", json!({"min": 0.8}))).unwrap();
+    let stored = serde_json::to_value(&job).unwrap().as_object().unwrap().clone();
+    let parse_bid_job_patch = |body: &serde_json::Value, job, builtins| parse_bid_job_patch(body, job, &stored, builtins);
     let e = parse_bid_job_patch(&json!({"bid_job_metadata.parameters.min": null}), &job, &Catalogue).unwrap_err();
     assert_eq!(e.0[0].path, "bid_job_metadata.parameters.min");
     assert!(parse_bid_job_patch(&json!({"bid_job_metadata.parameters.min": 0.5}), &job, &Catalogue).is_ok());

@@ -75,8 +75,10 @@ fn malformed_fields_are_named() {
 
 #[test]
 fn the_job_comes_from_the_path() {
-    assert!(parse(&with(request(), "bid_job_id", Some(json!(JOB)))).is_ok());
-    refused_on(&with(request(), "bid_job_id", Some(json!("another-job"))), "bid_job_id", "comes from the path");
+    assert_eq!(parse(&with(request(), "bid_job_id", Some(json!(JOB)))).unwrap().bid_job_id, JOB);
+    // The body's job id is not the path's: the path names the job (§2.2).
+    assert_eq!(parse(&with(request(), "bid_job_id", Some(json!("another-job")))).unwrap().bid_job_id, JOB);
+    refused_on(&with(request(), "bid_job_id", Some(json!(7))), "bid_job_id", "must be a string");
 }
 
 #[test]

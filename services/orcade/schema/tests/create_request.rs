@@ -170,8 +170,21 @@ fn rosters_drop_duplicate_subjects() {
 
 #[test]
 fn each_required_field_is_named_when_missing() {
-    for key in ["bid_job_metadata", "bid_job_description", "bid_job_name", "bid_job_evaluator_id", "bid_job_creator_id"] {
+    for key in ["bid_job_evaluator_id", "bid_job_creator_id"] {
         refused_on(&with(closed_request(), key, None), key, "is required");
+    }
+}
+
+#[test]
+fn the_free_form_objects_may_be_left_out() {
+    for key in ["bid_job_metadata", "bid_job_description", "bid_job_name"] {
+        for absent in [None, Some(Value::Null)] {
+            let job = parse(&with(closed_request(), key, absent.clone())).unwrap();
+            let stored = serde_json::to_value(&job).unwrap();
+            assert_eq!(stored[key], json!({}), "{key} as {absent:?}");
+        }
+        refused_on(&with(closed_request(), key, Some(json!("x"))), key, "must be an object, got a string");
+        refused_on(&with(closed_request(), key, Some(json!([]))), key, "must be an object, got an array");
     }
 }
 
@@ -179,20 +192,11 @@ fn each_required_field_is_named_when_missing() {
 fn all_problems_are_reported_at_once() {
     let body = json!({"bid_job_mode": "closed", "bid_job_tags": [""], "bid_job_max_time": 0});
     let paths: Vec<String> = refuse(&body).into_iter().map(|(p, _)| p).collect();
-    for want in [
-        "bid_job_metadata",
-        "bid_job_description",
-        "bid_job_name",
-        "bid_job_evaluator_id",
-        "bid_job_creator_id",
-        "bid_job_subject_ids",
-        "bid_job_max_time",
-        "bid_job_tags[0]",
-    ] {
+    for want in ["bid_job_evaluator_id", "bid_job_creator_id", "bid_job_subject_ids", "bid_job_max_time", "bid_job_tags[0]"] {
         assert!(paths.iter().any(|p| p == want), "{want} not in {paths:?}");
     }
     let message = parse(&body).unwrap_err().to_string();
-    assert!(message.contains("bid_job_metadata is required; "), "{message}");
+    assert!(message.contains("bid_job_evaluator_id is required; "), "{message}");
 }
 
 #[test]

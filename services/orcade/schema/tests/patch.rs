@@ -1,18 +1,34 @@
-//! PATCH bodies: dotted paths, the id and status-machine fields refused by name, values checked
-//! as at creation and against the document as it is.
+//! PATCH bodies: the spec's raw `$set` (any field, dotted paths), the ids and status-machine
+//! fields refused by name, the entity's own values checked as at creation and against the
+//! document as it is.
 
 mod common;
 
 use agora_orcade_schema::{parse_bid_job_patch, parse_bid_patch, Bid, BidJob, Entity, Patch, ValidationErrors};
 use common::*;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 fn job() -> BidJob {
     BidJob::from_dict(&doc(CLOSED_JOB)).unwrap()
 }
 
+/// The document as stored: the entity's fields, and any set by an earlier PATCH.
+fn stored(entity: &impl serde::Serialize, extra: Value) -> Map<String, Value> {
+    let mut m = serde_json::to_value(entity).unwrap().as_object().unwrap().clone();
+    m.extend(extra.as_object().unwrap().clone());
+    m
+}
+
 fn patch_job(body: Value) -> Result<Patch, ValidationErrors> {
-    parse_bid_job_patch(&body, &job(), &Catalogue)
+    parse_bid_job_patch(&body, &job(), &stored(&job(), json!({})), &Catalogue)
+}
+
+fn patch_of(job: &BidJob, body: Value) -> Result<Patch, ValidationErrors> {
+    parse_bid_job_patch(&body, job, &stored(job, json!({})), &Catalogue)
+}
+
+fn patch_bid(body: Value, current: &Bid) -> Result<Patch, ValidationErrors> {
+    parse_bid_patch(&body, current, &stored(current, json!({"colour": "red"})))
 }
 
 #[track_caller]
@@ -49,13 +65,16 @@ fn dotted_paths_and_whole_fields_are_set_in_the_body_s_order() {
 #[test]
 fn the_id_and_the_status_machine_cannot_be_patched() {
     job_refused_on(json!({"bid_job_id": "x"}), "bid_job_id", "it is the job's id");
+    job_refused_on(json!({"_id": "x"}), "_id", "the store's key");
     job_refused_on(json!({"bid_job_status": "closed"}), "bid_job_status", "POST /bid-jobs/{id}/close");
-    for field in
-        ["bid_job_mode", "bid_job_subject_ids", "bid_job_max_subjects", "bid_job_max_time", "bid_job_created_time", "bid_job_closes_at"]
-    {
+    for field in ["bid_job_mode", "bid_job_max_subjects", "bid_job_max_time", "bid_job_created_time", "bid_job_closes_at"] {
         job_refused_on(json!({field: null}), field, "cannot be set by PATCH: it decides when the job closes");
     }
-    job_refused_on(json!({"bid_job_subject_ids.x": "a"}), "bid_job_subject_ids.x", "cannot be set by PATCH");
+    job_refused_on(json!({"bid_job_subject_ids.x": "a"}), "bid_job_subject_ids.x", "set it whole");
+    let mut d = doc(CLOSED_JOB);
+    (d["bid_job_mode"], d["bid_job_subject_ids"], d["bid_job_max_subjects"]) = (json!("open"), json!([]), json!(2));
+    let open = BidJob::from_dict(&d).unwrap();
+    refused(patch_of(&open, json!({"bid_job_subject_ids": ["a"]})), "bid_job_subject_ids", "the service fills an open job's roster");
     // Each refused field is named, all at once.
     let errors = patch_job(json!({"bid_job_id": "x", "bid_job_status": "closed", "bid_job_name": {}})).unwrap_err().0;
     assert_eq!(errors.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["bid_job_id", "bid_job_status"]);
@@ -69,7 +88,6 @@ fn values_are_checked_as_at_creation() {
     job_refused_on(json!({"bid_job_creator_id": " c"}), "bid_job_creator_id", "whitespace");
     job_refused_on(json!({"bid_job_tags": ["ok", ""]}), "bid_job_tags[1]", "must be a non-empty string");
     job_refused_on(json!({"bid_job_name": null}), "bid_job_name", "cannot be null");
-    job_refused_on(json!({"bid_job_priority": "x"}), "bid_job_priority", "is not a bid job field");
     let p = patch_job(json!({"bid_job_tags": [" a ", "a", "b"], "bid_job_pqt_id": " builtin:required-fields ", "bid_job_metadata.parameters": {"fields": []}})).unwrap();
     assert_eq!(p.set["bid_job_tags"], json!(["a", "b"]));
     assert_eq!(p.set["bid_job_pqt_id"], json!("builtin:required-fields"));
@@ -78,8 +96,48 @@ fn values_are_checked_as_at_creation() {
 }
 
 #[test]
+fn fields_the_job_does_not_define_are_set_as_given() {
+    let p = patch_job(json!({"bid_job_priority": "x", "review": {"by": "ops"}, "notes.first": null, "gone": null})).unwrap();
+    assert_eq!(Value::Object(p.set), json!({"bid_job_priority": "x", "review": {"by": "ops"}, "notes.first": null, "gone": null}));
+    // Below a field set earlier, through objects only.
+    let earlier = stored(&job(), json!({"review": {"by": "ops"}, "label": "x"}));
+    assert!(parse_bid_job_patch(&json!({"review.when": "now"}), &job(), &earlier, &Catalogue).is_ok());
+    refused(parse_bid_job_patch(&json!({"label.en": "x"}), &job(), &earlier, &Catalogue), "label.en", "label holds a string");
+    job_refused_on(json!({"$set": {"a": 1}}), "$set", "starts with '$'");
+    job_refused_on(json!({"a.$b": 1}), "a.$b", "starts with '$'");
+    job_refused_on(json!({"a..b": 1}), "a..b", "empty segment");
+    job_refused_on(json!({"a\u{0}b": 1}), "a\u{0}b", "NUL");
+    job_refused_on(json!({"a": 1, "a.b": 2}), "a.b", "overlaps a");
+}
+
+#[test]
+fn a_closed_job_s_roster_may_be_replaced() {
+    let p = patch_job(json!({"bid_job_subject_ids": ["agent-translator-01", "agent-new", "agent-new"]})).unwrap();
+    assert_eq!(p.set["bid_job_subject_ids"], json!(["agent-translator-01", "agent-new"]));
+    assert_eq!(p.roster.as_deref(), Some(&["agent-translator-01".to_owned(), "agent-new".to_owned()][..]));
+    job_refused_on(json!({"bid_job_subject_ids": []}), "bid_job_subject_ids", "at least one subject for a closed job");
+    job_refused_on(json!({"bid_job_subject_ids": "a"}), "bid_job_subject_ids", "must be an array");
+    job_refused_on(json!({"bid_job_subject_ids": ["a", " b"]}), "bid_job_subject_ids[1]", "whitespace");
+    // A mixed job's roster tags follow its roster; the creator's tags stay.
+    let mut d = doc(CLOSED_JOB);
+    d["bid_job_mode"] = json!("mixed");
+    d["bid_job_tags"] =
+        json!(["translation", "subject::agent-translator-01", "subject::agent-translator-02", "subject::agent-translator-03"]);
+    let mixed = BidJob::from_dict(&d).unwrap();
+    let p = patch_of(&mixed, json!({"bid_job_subject_ids": ["agent-translator-02", "agent-new"]})).unwrap();
+    assert_eq!(p.set["bid_job_tags"], json!(["translation", "subject::agent-translator-02", "subject::agent-new"]));
+    let p = patch_of(&mixed, json!({"bid_job_subject_ids": ["agent-new"], "bid_job_tags": ["subject::agent-new", "x"]})).unwrap();
+    assert_eq!(p.set["bid_job_tags"], json!(["subject::agent-new", "x"]));
+    refused(
+        patch_of(&mixed, json!({"bid_job_subject_ids": ["agent-new"], "bid_job_tags": ["subject::agent-translator-01"]})),
+        "bid_job_tags[0]",
+        "not on it",
+    );
+}
+
+#[test]
 fn paths_the_store_would_refuse_are_named() {
-    job_refused_on(json!({"bid_job_metadata..x": 1}), "bid_job_metadata..x", "empty component");
+    job_refused_on(json!({"bid_job_metadata..x": 1}), "bid_job_metadata..x", "empty segment");
     job_refused_on(json!({"bid_job_metadata.$set": 1}), "bid_job_metadata.$set", "starts with '$'");
     job_refused_on(json!({"bid_job_metadata.list.0": 1}), "bid_job_metadata.list.0", "array position");
     job_refused_on(
@@ -98,12 +156,12 @@ fn a_mixed_job_keeps_its_roster_tags() {
     let mut d = doc(CLOSED_JOB);
     d["bid_job_mode"] = json!("mixed");
     let mixed = BidJob::from_dict(&d).unwrap();
-    let p = parse_bid_job_patch(&json!({"bid_job_tags": ["new"]}), &mixed, &Catalogue).unwrap();
+    let p = patch_of(&mixed, json!({"bid_job_tags": ["new"]})).unwrap();
     assert_eq!(
         p.set["bid_job_tags"],
         json!(["new", "subject::agent-translator-01", "subject::agent-translator-02", "subject::agent-translator-03"])
     );
-    refused(parse_bid_job_patch(&json!({"bid_job_tags": ["subject::x"]}), &mixed, &Catalogue), "bid_job_tags[0]", "not on it");
+    refused(patch_of(&mixed, json!({"bid_job_tags": ["subject::x"]})), "bid_job_tags[0]", "not on it");
 }
 
 #[test]
@@ -116,7 +174,7 @@ fn a_changed_builtin_is_checked_again_with_the_result_s_parameters() {
     d["bid_job_pqt_id"] = json!("builtin:required-fields");
     d["bid_job_metadata"]["parameters"] = json!({"fields": ["price_usd"]});
     let screened = BidJob::from_dict(&d).unwrap();
-    let patch = |body: Value| parse_bid_job_patch(&body, &screened, &Catalogue);
+    let patch = |body: Value| patch_of(&screened, body);
     refused(patch(json!({"bid_job_metadata.parameters.fields": "price_usd"})), "bid_job_metadata.parameters.fields", "must be an array");
     refused(patch(json!({"bid_job_metadata": {}})), "bid_job_metadata.parameters.fields", "must be an array");
     refused(patch(json!({"bid_job_metadata.parameters": 5})), "bid_job_metadata.parameters", "must be an object, got a number");
@@ -129,31 +187,35 @@ fn bid() -> Bid {
 
 #[test]
 fn a_bid_s_data_may_change_but_not_its_identity_or_verdict() {
-    let p = parse_bid_patch(&json!({"bid_data.price_usd": 99.5, "bid_data.plan.steps": 3}), &bid()).unwrap();
+    let p = patch_bid(json!({"bid_data.price_usd": 99.5, "bid_data.plan.steps": 3}), &bid()).unwrap();
     assert_eq!(p.set.len(), 2);
     for (field, says) in [
         ("bid_id", "it identifies the bid"),
+        ("_id", "it identifies the bid"),
         ("bid_job_id", "it identifies the bid"),
         ("bid_subject_id", "it identifies the bid"),
         ("submission_time", "orders ties"),
         ("is_winner", "only the evaluation awards a bid"),
     ] {
-        refused(parse_bid_patch(&json!({field: true}), &bid()), field, says);
+        refused(patch_bid(json!({field: true}), &bid()), field, says);
     }
-    refused(parse_bid_patch(&json!({"bid_data.bid_rejected": false}), &bid()), "bid_data.bid_rejected", "the PQT's verdict");
-    refused(parse_bid_patch(&json!({"bid_data": {"pqt_reason": "x"}}), &bid()), "bid_data.pqt_reason", "the PQT's verdict");
-    refused(parse_bid_patch(&json!({"bid_data": 1}), &bid()), "bid_data", "must be an object");
-    refused(parse_bid_patch(&json!({"bid_data.price_usd.cents": 1}), &bid()), "bid_data.price_usd.cents", "holds a number");
-    refused(parse_bid_patch(&json!({"colour": 1}), &bid()), "colour", "is not a bid field");
+    refused(patch_bid(json!({"bid_data.bid_rejected": false}), &bid()), "bid_data.bid_rejected", "the PQT's verdict");
+    refused(patch_bid(json!({"bid_data": {"pqt_reason": "x"}}), &bid()), "bid_data.pqt_reason", "the PQT's verdict");
+    refused(patch_bid(json!({"bid_data": 1}), &bid()), "bid_data", "must be an object");
+    refused(patch_bid(json!({"bid_data.price_usd.cents": 1}), &bid()), "bid_data.price_usd.cents", "holds a number");
+    // Fields the bid does not define are set as given, below objects only.
+    let p = patch_bid(json!({"note": "fast", "extra.depth": 1, "colour": null}), &bid()).unwrap();
+    assert_eq!(Value::Object(p.set), json!({"note": "fast", "extra.depth": 1, "colour": null}));
+    refused(patch_bid(json!({"colour.shade": 1}), &bid()), "colour.shade", "colour holds a string");
 }
 
 #[test]
 fn a_refused_bid_stays_refused_when_its_data_is_replaced() {
     let mut refused_bid = bid();
     refused_bid.reject("confidence 0.5 is below the minimum 0.8");
-    let p = parse_bid_patch(&json!({"bid_data": {"price_usd": 1.0}}), &refused_bid).unwrap();
+    let p = patch_bid(json!({"bid_data": {"price_usd": 1.0}}), &refused_bid).unwrap();
     assert_eq!(p.set["bid_data"], json!({"price_usd": 1.0, "bid_rejected": true, "pqt_reason": "confidence 0.5 is below the minimum 0.8"}));
-    let p = parse_bid_patch(&json!({"bid_data": {"price_usd": 1.0}}), &bid()).unwrap();
+    let p = patch_bid(json!({"bid_data": {"price_usd": 1.0}}), &bid()).unwrap();
     assert_eq!(p.set["bid_data"], json!({"price_usd": 1.0}));
 }
 
@@ -172,6 +234,6 @@ fn ids_and_tags_are_bounded_as_at_creation() {
     let mixed = BidJob::from_dict(&d).unwrap();
     let mut given = tags.clone();
     given.push("subject::agent-translator-01".into());
-    let p = parse_bid_job_patch(&json!({"bid_job_tags": given}), &mixed, &Catalogue).unwrap();
+    let p = patch_of(&mixed, json!({"bid_job_tags": given})).unwrap();
     assert_eq!(p.set["bid_job_tags"].as_array().unwrap().len(), 67);
 }

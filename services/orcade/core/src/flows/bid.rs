@@ -50,12 +50,16 @@ impl BidIntake {
     /// Takes one bid request for the job `bid_job_id` through §3; returns the stored bid.
     pub async fn submit_bid(&self, bid_job_id: &str, body: &Value) -> Result<Bid, OrcadeError> {
         let now = self.clock.now();
-        let job = self.job(bid_job_id, now).await?;
+        let mut job = self.job(bid_job_id, now).await?;
         let mut bid = parse_bid_request(body, bid_job_id, &new_id(), now).map_err(OrcadeError::InvalidBid)?;
         let subject = bid.bid_subject_id.clone();
         let fixed = job.bid_job_mode.has_fixed_roster();
         if fixed && !job.has_subject(&subject) {
-            return Err(OrcadeError::NotOnRoster { bid_job_id: bid_job_id.to_owned(), subject });
+            // A PATCH may have replaced the roster since the job was read: ask the store.
+            job = self.fresh_job(bid_job_id, now).await?;
+            if !job.has_subject(&subject) {
+                return Err(OrcadeError::NotOnRoster { bid_job_id: bid_job_id.to_owned(), subject });
+            }
         }
         if job.bid_job_status == BidJobStatus::Closed {
             return Err(closed_or_full(&job, job.bid_job_subject_ids.len() as i64));
@@ -98,7 +102,11 @@ impl BidIntake {
 
         let (n, fenced) = on_file(count);
         if fixed {
-            if !fenced && n >= job.bid_job_subject_ids.len() as i64 {
+            // Complete by the roster read: the store's roster decides (a PATCH may have grown it).
+            if !fenced
+                && n >= job.bid_job_subject_ids.len() as i64
+                && n >= self.fresh_job(bid_job_id, now).await?.bid_job_subject_ids.len() as i64
+            {
                 self.closing.close(bid_job_id, "every roster member has a bid on file").await?;
             }
         } else {
@@ -121,6 +129,11 @@ impl BidIntake {
         if let Some(job) = self.jobs.get(bid_job_id, now) {
             return Ok(job);
         }
+        self.fresh_job(bid_job_id, now).await
+    }
+
+    /// The job as stored now (and cached for the next bids).
+    async fn fresh_job(&self, bid_job_id: &str, now: DateTime<Utc>) -> Result<Arc<BidJob>, OrcadeError> {
         let job = Arc::new(self.repo.job(bid_job_id).await?.ok_or_else(|| OrcadeError::UnknownJob(bid_job_id.to_owned()))?);
         self.jobs.put(bid_job_id, job.clone(), now);
         Ok(job)
@@ -158,10 +171,12 @@ fn already(job: &BidJob, subject: &str) -> OrcadeError {
 }
 
 /// How long a bid trusts a job it read: an open job's document holds its whole roster, which
-/// every bid would otherwise read again. What decides a bid does not go stale: the mode, the
-/// roster of a closed or mixed job, `bid_job_max_subjects` and `bid_job_closes_at` cannot be
-/// changed, and a job that closed meanwhile refuses the bid in the write that would store it
-/// (the fence). A PATCH of the PQT or its parameters applies to bids from this long after it.
+/// every bid would otherwise read again. What decides a bid does not go stale: the mode,
+/// `bid_job_max_subjects` and `bid_job_closes_at` cannot be changed, a job that closed meanwhile
+/// refuses the bid in the write that would store it (the fence), and a closed or mixed job's
+/// roster, which a PATCH may replace, is read again before a bidder is refused as not on it and
+/// before the job closes as complete. A PATCH of the PQT or its parameters applies to bids from
+/// this long after it.
 pub const JOB_CACHE_TTL: chrono::Duration = chrono::Duration::seconds(1);
 
 /// How many jobs are kept before the cache starts over.

@@ -1,6 +1,9 @@
 //! Delivery (§5): one delegate round trip per [`Delivery`], from the delivery queue. The call is
-//! `submit-and-wait` with `{"subject_id", "session_id": <bid_job_id>, "task_id":
-//! <bid_task_result_id>, "task_data"}`, under the delegate's time limit; its reply is stored
+//! `submit-and-wait` with `{"subject_id", "session_id", "task_id", "task_data"}`, both ids the
+//! new `bid_task_result_id` of this call: the upstream delegate system waits for the subject's
+//! answer on a queue named by `session_id`, so every call needs one of its own (a job's id,
+//! shared by its roster's calls, would let one call take another's answer). Under the
+//! delegate's time limit; its reply is stored
 //! verbatim as a `BidTaskResult`, a failure as `{"success": false, "error": "<what failed>"}`
 //! (every failure, transient or not: a delivery is made once, never repeated behind the
 //! subject's back). The `bid_winner` result also carries `evaluator_output`.
@@ -105,7 +108,8 @@ impl Deliverer {
         };
         let result_id = new_id();
         let data = task_data(d, &job);
-        let request = DelegateRequest { subject_id: &d.subject_id, session_id: &job.bid_job_id, task_id: &result_id, task_data: &data };
+        // One session per call (see the module docs): the result's id, new for this call.
+        let request = DelegateRequest { subject_id: &d.subject_id, session_id: &result_id, task_id: &result_id, task_data: &data };
         let (task_result, error): (Map<String, Value>, Option<String>) = match self.delegate.submit_and_wait(&request).await {
             Ok(Value::Object(reply)) => (reply, None),
             Ok(other) => {

@@ -1,7 +1,13 @@
-//! `PATCH` and `DELETE` of jobs and bids (§3). A PATCH body is checked by the schema's parsers
-//! against the document as it is (dotted paths, the status machine's fields refused, a changed
-//! builtin checked again with the catalogue, a changed mode checked against this deployment),
-//! then set with one store update; the answer is the document as stored after it.
+//! `PATCH` and `DELETE` of jobs and bids (§3). A PATCH body, the spec's raw `$set`, is checked
+//! by the schema's parsers against the document as it is (dotted paths, any field, the status
+//! machine's fields refused, a changed builtin checked again with the catalogue, a changed mode
+//! checked against this deployment), then set with one store update; the answer is the document
+//! as stored after it, fields the entity does not define included.
+//!
+//! A closed or mixed job's roster may be replaced while the job is open: a member with a bid on
+//! file stays (400 naming it otherwise), each new member gets a `bid_request`, and when every
+//! member of the new roster has a bid on file the job closes, as the last bid would have closed
+//! it. The write is conditional on the job being open (409 once it closed).
 //!
 //! Each takes the caller when the front door knows it: a job is changed or deleted only by its
 //! creator or an operator, a bid only by its subject or an operator (`None`: authentication is
@@ -10,33 +16,43 @@
 //! Deleting a job deletes its bids too (they cannot be reached or evaluated without it); its
 //! task results stay, as the audit record of what was sent.
 
+use crate::closing::{bids_counter, on_file, Closing};
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
-use crate::repo::Repo;
+use crate::ports::WorkQueue;
+use crate::repo::{decode, Repo};
+use crate::work::Delivery;
 use agora_auth::Caller;
+use agora_filter::Filter;
 use agora_orcade_rules::Catalogue;
-use agora_orcade_schema::{parse_bid_job_patch, parse_bid_patch, Bid, BidJob};
+use agora_orcade_schema::{parse_bid_job_patch, parse_bid_patch, Bid, BidJob, BidJobStatus, FieldError, ValidationErrors};
 use agora_store::{Change, Json};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
-/// The edit flow: the store, and the hooks (to check a changed function id's mode).
+/// The edit flow: the store, the hooks (to check a changed function id's mode), and for a
+/// changed roster the delivery queue and the closing of jobs.
 #[derive(Clone)]
 pub struct Edits {
     repo: Repo,
     hooks: OrcadeHooks,
+    deliveries: Arc<dyn WorkQueue>,
+    closing: Closing,
 }
 
 impl Edits {
-    pub fn new(repo: Repo, hooks: OrcadeHooks) -> Self {
-        Self { repo, hooks }
+    pub fn new(repo: Repo, hooks: OrcadeHooks, deliveries: Arc<dyn WorkQueue>, closing: Closing) -> Self {
+        Self { repo, hooks, deliveries, closing }
     }
 
     /// `PATCH /bid-jobs/{id}`.
     pub async fn patch_job(&self, id: &str, body: &Value, by: Option<&Caller>) -> Result<Json, OrcadeError> {
         let unknown = || OrcadeError::UnknownJob(id.to_owned());
-        let job = self.repo.job(id).await?.ok_or_else(unknown)?;
+        let raw = self.repo.job_raw(id).await?.ok_or_else(unknown)?;
+        let stored: Map<String, Value> = decode(&raw)?;
+        let job: BidJob = decode(&raw)?;
         creator_only(&job, by, "change")?;
-        let patch = parse_bid_job_patch(body, &job, &Catalogue).map_err(OrcadeError::InvalidPatch)?;
+        let patch = parse_bid_job_patch(body, &job, &stored, &Catalogue).map_err(OrcadeError::InvalidPatch)?;
         let mut changed: BidJob = job.clone();
         for (key, value) in &patch.set {
             match (key.as_str(), value.as_str()) {
@@ -46,18 +62,62 @@ impl Edits {
             }
         }
         super::check_hooks(&self.hooks, &changed)?;
-        if !self.repo.update_job(id, &Change::set(&patch.set)).await? {
-            return Err(unknown());
-        }
+        let Some(roster) = &patch.roster else {
+            if !self.repo.update_job(id, &Filter::all(), &Change::set(&patch.set)).await? {
+                return Err(unknown());
+            }
+            return self.repo.job_raw(id).await?.ok_or_else(unknown);
+        };
+        self.replace_roster(&job, roster, &patch.set).await?;
         self.repo.job_raw(id).await?.ok_or_else(unknown)
+    }
+
+    /// Sets a PATCH that replaces a closed or mixed job's roster (see the module docs).
+    async fn replace_roster(&self, job: &BidJob, roster: &[String], set: &Map<String, Value>) -> Result<(), OrcadeError> {
+        let id = &job.bid_job_id;
+        if job.bid_job_status == BidJobStatus::Closed {
+            return Err(OrcadeError::JobClosed(id.clone()));
+        }
+        let bids = crate::repo::decode_all::<Bid>(&self.repo.bids_raw(id).await?)?;
+        let dropped: Vec<FieldError> = bids
+            .iter()
+            .filter(|b| !roster.contains(&b.bid_subject_id))
+            .map(|b| FieldError {
+                path: "bid_job_subject_ids".into(),
+                message: format!("must keep {:?}: that subject has a bid on file", b.bid_subject_id),
+            })
+            .collect();
+        if !dropped.is_empty() {
+            return Err(OrcadeError::InvalidPatch(ValidationErrors(dropped)));
+        }
+        let open = Filter::must(json!({"bid_job_status": BidJobStatus::Open}));
+        if !self.repo.update_job(id, &open, &Change::set(set)).await? {
+            return match self.repo.job(id).await? {
+                Some(_) => Err(OrcadeError::JobClosed(id.clone())),
+                None => Err(OrcadeError::UnknownJob(id.clone())),
+            };
+        }
+        tracing::info!(bid_job_id = %id, members = roster.len(), "roster replaced");
+        for subject in roster.iter().filter(|s| !job.has_subject(s)) {
+            let d = Delivery::bid_request(id, subject);
+            if let Err(e) = self.deliveries.send(&d.delivery_id, &d.body(), std::time::Duration::ZERO).await {
+                tracing::error!(bid_job_id = %id, subject = %subject, error = %e, "bid_request not queued");
+            }
+        }
+        let (n, _) = on_file(self.repo.store().counter(&bids_counter(id)).await?);
+        if n >= roster.len() as i64 {
+            self.closing.close(id, "every member of the new roster has a bid on file").await?;
+        }
+        Ok(())
     }
 
     /// `PATCH /bids/{id}`.
     pub async fn patch_bid(&self, id: &str, body: &Value, by: Option<&Caller>) -> Result<Json, OrcadeError> {
         let unknown = || OrcadeError::UnknownBid(id.to_owned());
-        let bid: Bid = self.repo.bid(id).await?.ok_or_else(unknown)?;
+        let raw = self.repo.bid_raw(id).await?.ok_or_else(unknown)?;
+        let (bid, stored): (Bid, Map<String, Value>) = (decode(&raw)?, decode(&raw)?);
         bidder_only(&bid, by, "change")?;
-        let patch = parse_bid_patch(body, &bid).map_err(OrcadeError::InvalidPatch)?;
+        let patch = parse_bid_patch(body, &bid, &stored).map_err(OrcadeError::InvalidPatch)?;
         if !self.repo.update_bid(id, &Change::set(&patch.set)).await? {
             return Err(unknown());
         }

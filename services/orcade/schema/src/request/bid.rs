@@ -3,9 +3,11 @@
 //!
 //! * `bid_subject_id`: a non-empty id; `bid_data`: an object (may be `{}`) without the keys
 //!   only the service writes (`bid_rejected`, `pqt_reason`).
-//! * Tolerated so that a client may post a whole `to_dict()`: `bid_job_id` when it is the
-//!   path's, `is_winner` when `false`, and `bid_id` and `submission_time`, which are ignored
-//!   (the service's id and clock). `null` is the same as absent.
+//! * Tolerated so that a client may post a whole `to_dict()`: `bid_job_id`, which the path
+//!   overrides (orcade-2-schema.md §2.2: "set by the server from the URL path, not by the request
+//!   body"; a string, whatever job it names), `is_winner` when `false`, and `bid_id` and
+//!   `submission_time`, which are ignored (the service's id and clock). `null` is the same as
+//!   absent.
 //! * Any other field is refused.
 
 use super::checks::identifier;
@@ -38,8 +40,8 @@ pub fn parse_bid_request(body: &Value, bid_job_id: &str, fresh_id: &str, now: Da
     }
     match r.get("bid_job_id") {
         None => {}
-        Some(Value::String(s)) if s == bid_job_id => {}
-        Some(other) => r.fail("bid_job_id", format!("comes from the path: omit it or send {bid_job_id:?}, got {other}")),
+        Some(Value::String(_)) => {}
+        Some(other) => r.fail("bid_job_id", format!("must be a string (the path names the job), got {}", kind(other))),
     }
     match r.get("is_winner") {
         None | Some(Value::Bool(false)) => {}

@@ -1,8 +1,10 @@
 //! `POST /bid-jobs` (§3): a BidJob's fields (§2.1) in, the job to store out.
 //!
 //! * `bid_job_id` is the client's when given (an id usable in a URL path), else `fresh_id`.
-//! * Required: `bid_job_metadata`, `bid_job_description`, `bid_job_name` (objects, may be `{}`),
-//!   `bid_job_evaluator_id` (a function id, not `""`), `bid_job_creator_id`.
+//! * Required: `bid_job_evaluator_id` (a function id, not `""`), `bid_job_creator_id`.
+//! * Objects, `{}` when absent or `null` (the upstream SDK sends no `bid_job_metadata` unless its
+//!   caller gives one): `bid_job_metadata`, `bid_job_description`, `bid_job_name`; any other
+//!   type is refused.
 //! * Optional, `null` the same as absent (compat): `bid_job_pqt_id` and `bid_job_tie_id`
 //!   (default `""`), `bid_job_mode` (default `"closed"`), `bid_job_subject_ids`,
 //!   `bid_job_max_subjects`, `bid_job_max_time`, `bid_job_tags` (default `[]`).
@@ -24,7 +26,7 @@ use agora_schema::fields::{kind, Reader};
 use agora_schema::time::truncate_micros;
 use agora_schema::ValidationErrors;
 use chrono::{DateTime, Utc};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Every field of a bid job, in the order of §2.1.
 pub const BID_JOB_FIELDS: [&str; 16] = [
@@ -67,9 +69,9 @@ pub fn parse_create_request(
         None => Some(fresh_id.to_owned()),
         Some(v) => document_id(&mut r, "bid_job_id", v),
     };
-    let metadata = r.object("bid_job_metadata");
-    let description = r.object("bid_job_description");
-    let name = r.object("bid_job_name");
+    let metadata = optional_object(&mut r, "bid_job_metadata");
+    let description = optional_object(&mut r, "bid_job_description");
+    let name = optional_object(&mut r, "bid_job_name");
     let evaluator_id = r.required("bid_job_evaluator_id").and_then(|v| function_id(&mut r, "bid_job_evaluator_id", v, true));
     let pqt_id = optional(&mut r, "bid_job_pqt_id", |r, v| function_id(r, "bid_job_pqt_id", v, false));
     let tie_id = optional(&mut r, "bid_job_tie_id", |r, v| function_id(r, "bid_job_tie_id", v, false));
@@ -161,6 +163,14 @@ fn optional<T>(r: &mut Reader<'_>, key: &str, read: impl FnOnce(&mut Reader<'_>,
     match r.get(key) {
         None => Some(None),
         Some(v) => read(r, v).map(Some),
+    }
+}
+
+/// An object that may be left out: `{}` when absent or `null`, `None` (reported) when not an object.
+fn optional_object(r: &mut Reader<'_>, key: &str) -> Option<Map<String, Value>> {
+    match r.get(key) {
+        None => Some(Map::new()),
+        Some(_) => r.object(key),
     }
 }
 

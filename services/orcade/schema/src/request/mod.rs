@@ -11,7 +11,6 @@ mod bid;
 mod checks;
 mod create;
 mod patch;
-mod paths;
 
 pub use bid::{parse_bid_request, BID_REQUEST_FIELDS};
 pub use checks::{BuiltinCheck, MAX_ID_CHARS, MAX_TAGS, MAX_TAG_CHARS};

@@ -1,29 +1,40 @@
-//! PATCH bodies (§3): `{"<field or dotted path>": value, ...}`, checked against the document as
-//! it is, so that what the store then sets leaves a valid document.
+//! PATCH bodies (§3): `{"<field or dotted path>": value, ...}`, the spec's raw `$set`
+//! (orcade-2-schema.md §2.4: `update()` applies the caller's dict as it is), checked against the
+//! document as it is so that what the store then sets leaves a readable document.
+//!
+//! Any top-level field or dotted path is accepted, fields the entity does not define included:
+//! they are stored as given, and reads return the stored document, so a caller reads back what it
+//! set. A path must walk through objects (or missing fields, or `null`), as the store requires.
+//! The entity's own fields keep their types, so that the job or bid still reads:
 //!
 //! `PATCH /bid-jobs/{id}` may set `bid_job_metadata`, `bid_job_description`, `bid_job_name`
 //! (whole, as objects, or below them by dotted path), `bid_job_evaluator_id`, `bid_job_pqt_id`,
-//! `bid_job_tie_id` (function ids, as at creation), `bid_job_creator_id` and `bid_job_tags`
-//! (whole; normalised as at creation, a mixed job keeping a tag per roster member). A builtin
-//! the result names is checked again with the result's parameters. Refused, naming the field:
-//! the id, and the fields of the status machine, which decide when the job closes and is
-//! evaluated (`bid_job_status`, `bid_job_mode`, `bid_job_subject_ids`, `bid_job_max_subjects`,
+//! `bid_job_tie_id` (function ids, as at creation), `bid_job_creator_id`, `bid_job_tags` (whole;
+//! normalised as at creation, a mixed job keeping a tag per roster member) and, on a closed or
+//! mixed job, `bid_job_subject_ids` (whole, at least one subject; a mixed job's `subject::` tags
+//! follow it). A builtin the result names is checked again with the result's parameters.
+//! Refused, naming the field: the ids (`bid_job_id`, `_id`), and the fields of the status
+//! machine, which decide when the job closes and is evaluated (`bid_job_status`, `bid_job_mode`,
+//! an open job's `bid_job_subject_ids`, which the service fills, `bid_job_max_subjects`,
 //! `bid_job_max_time`, `bid_job_created_time`, `bid_job_closes_at`).
 //!
 //! `PATCH /bids/{id}` may set `bid_data` (whole, or below it by dotted path), except its
 //! `bid_rejected` and `pqt_reason`, the PQT's verdict, which a whole `bid_data` keeps. Refused:
-//! the ids (`bid_id`, `bid_job_id`, `bid_subject_id`), `submission_time` (the service's clock,
-//! which orders ties) and `is_winner` (only the evaluation awards a bid).
+//! the ids (`bid_id`, `_id`, and `bid_job_id`, `bid_subject_id`, which make the bid one
+//! subject's on one job), `submission_time` (the service's clock, which orders ties) and
+//! `is_winner` (only the evaluation awards a bid).
 //!
-//! A top-level `null` is refused (leave the field out to keep it); an empty body is refused.
+//! A top-level `null` is refused for the entity's own fields (leave the field out to keep it)
+//! and stored for others; an empty body is refused.
 
-use super::checks::{check_builtins, function_id, identifier, tags, BuiltinCheck};
+use super::checks::{check_builtins, function_id, identifier, subject_ids, tags, BuiltinCheck};
 use super::object_body;
-use super::paths::{apply, overlaps, split, walkable};
 use crate::bid::{Bid, RESERVED_BID_DATA_KEYS};
-use crate::bid_job::BidJob;
+use crate::bid_job::{BidJob, SUBJECT_TAG_PREFIX};
 use crate::hook_io::Hook;
+use crate::status::BidJobMode;
 use agora_schema::fields::{kind, FieldError, Reader};
+use agora_schema::paths::{apply, overlaps, split_path, walkable};
 use agora_schema::ValidationErrors;
 use serde_json::{Map, Value};
 
@@ -32,6 +43,9 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Patch {
     pub set: Map<String, Value>,
+    /// A closed or mixed job's new roster, when the PATCH sets it (the flow sends a
+    /// `bid_request` to each new member).
+    pub roster: Option<Vec<String>>,
 }
 
 /// How a PATCH treats one top-level field.
@@ -46,43 +60,53 @@ enum Rule {
     Identifier,
     /// Tags, set whole.
     Tags,
+    /// A closed or mixed job's roster, set whole.
+    Roster,
+    /// A field the entity does not define: any value, stored as given.
+    Free,
 }
 
-fn job_rule(field: &str) -> Option<Rule> {
+/// The store's own key, never set by a PATCH.
+const STORE_KEY: &str = "_id";
+
+fn job_rule(field: &str, mode: BidJobMode) -> Rule {
     const MACHINE: &str = "it decides when the job closes and is evaluated, and is fixed at creation";
-    Some(match field {
+    match field {
         "bid_job_id" => Rule::Refused("it is the job's id"),
+        STORE_KEY => Rule::Refused("it is the store's key of the document"),
         "bid_job_status" => Rule::Refused("the service moves it (a creator closes a job with POST /bid-jobs/{id}/close)"),
-        "bid_job_mode"
-        | "bid_job_subject_ids"
-        | "bid_job_max_subjects"
-        | "bid_job_max_time"
-        | "bid_job_created_time"
-        | "bid_job_closes_at" => Rule::Refused(MACHINE),
+        "bid_job_subject_ids" if mode == BidJobMode::Open => {
+            Rule::Refused("the service fills an open job's roster as applicants are accepted")
+        }
+        "bid_job_subject_ids" => Rule::Roster,
+        "bid_job_mode" | "bid_job_max_subjects" | "bid_job_max_time" | "bid_job_created_time" | "bid_job_closes_at" => {
+            Rule::Refused(MACHINE)
+        }
         "bid_job_metadata" | "bid_job_description" | "bid_job_name" => Rule::Object,
         "bid_job_evaluator_id" => Rule::FunctionId(true),
         "bid_job_pqt_id" | "bid_job_tie_id" => Rule::FunctionId(false),
         "bid_job_creator_id" => Rule::Identifier,
         "bid_job_tags" => Rule::Tags,
-        _ => return None,
-    })
+        _ => Rule::Free,
+    }
 }
 
-fn bid_rule(field: &str) -> Option<Rule> {
-    Some(match field {
-        "bid_id" | "bid_job_id" | "bid_subject_id" => Rule::Refused("it identifies the bid"),
+fn bid_rule(field: &str) -> Rule {
+    match field {
+        "bid_id" | "bid_job_id" | "bid_subject_id" | STORE_KEY => Rule::Refused("it identifies the bid"),
         "submission_time" => Rule::Refused("it is the service's time of the bid, which orders ties"),
         "is_winner" => Rule::Refused("only the evaluation awards a bid"),
         "bid_data" => Rule::Object,
-        _ => return None,
-    })
+        _ => Rule::Free,
+    }
 }
 
-/// The body's paths, split and checked (syntax, known field, not refused, no overlap).
+/// The body's paths, split and checked (syntax, not refused, walks through objects of the
+/// stored document, no overlap).
 fn paths<'b>(
     body: &'b Map<String, Value>,
-    rule: fn(&str) -> Option<Rule>,
-    what: &str,
+    rule: impl Fn(&str) -> Rule,
+    stored: &Map<String, Value>,
     errors: &mut Vec<FieldError>,
 ) -> Vec<(String, Vec<&'b str>)> {
     let mut out = Vec::new();
@@ -91,7 +115,7 @@ fn paths<'b>(
     }
     for key in body.keys() {
         let fail = |errors: &mut Vec<FieldError>, message: String| errors.push(FieldError { path: key.clone(), message });
-        let parts = match split(key) {
+        let parts = match split_path(key) {
             Ok(p) => p,
             Err(e) => {
                 fail(errors, e);
@@ -99,23 +123,40 @@ fn paths<'b>(
             }
         };
         match rule(parts[0]) {
-            None => fail(errors, format!("is not a {what} field")),
-            Some(Rule::Refused(why)) => fail(errors, format!("cannot be set by PATCH: {why}")),
-            Some(Rule::Object) => out.push((key.clone(), parts)),
-            Some(_) if parts.len() > 1 => fail(errors, format!("cannot be set: {} is not an object; set it whole", parts[0])),
-            Some(_) => out.push((key.clone(), parts)),
+            Rule::Refused(why) => fail(errors, format!("cannot be set by PATCH: {why}")),
+            Rule::Object | Rule::Free if parts.len() > 1 => match walkable(stored, &parts) {
+                Ok(()) => out.push((key.clone(), parts)),
+                Err(e) => fail(errors, e),
+            },
+            Rule::Object | Rule::Free => out.push((key.clone(), parts)),
+            _ if parts.len() > 1 => fail(errors, format!("cannot be set: {} is not an object; set it whole", parts[0])),
+            _ => out.push((key.clone(), parts)),
         }
     }
     overlaps(&out, errors);
     out
 }
 
-/// Parses `PATCH /bid-jobs/{id}` against the job as it is.
-pub fn parse_bid_job_patch(body: &Value, current: &BidJob, builtins: &dyn BuiltinCheck) -> Result<Patch, ValidationErrors> {
+/// Parses `PATCH /bid-jobs/{id}` against the job as it is (`current`, and `stored`, the
+/// document as stored, for the fields the job does not define).
+pub fn parse_bid_job_patch(
+    body: &Value,
+    current: &BidJob,
+    stored: &Map<String, Value>,
+    builtins: &dyn BuiltinCheck,
+) -> Result<Patch, ValidationErrors> {
     let body = object_body(body)?;
     let mut errors = Vec::new();
-    let paths = paths(body, job_rule, "bid job", &mut errors);
+    let mode = current.bid_job_mode;
+    let paths = paths(body, |field| job_rule(field, mode), stored, &mut errors);
     let mut set = Map::new();
+    // The roster first: a mixed job's tags are checked against the roster the PATCH leaves.
+    let mut roster = None;
+    if let Some(value) = body.get("bid_job_subject_ids").filter(|_| paths.iter().any(|(k, _)| k == "bid_job_subject_ids")) {
+        let mut r = Reader::new(body, "", &mut errors);
+        roster = new_roster(&mut r, value, mode);
+    }
+    let roster_now: &[String] = roster.as_deref().unwrap_or(&current.bid_job_subject_ids);
     let mut metadata = current.bid_job_metadata.clone();
     let (mut pqt_id, mut evaluator_id) = (current.bid_job_pqt_id.clone(), current.bid_job_evaluator_id.clone());
     let mut recheck = false;
@@ -123,18 +164,14 @@ pub fn parse_bid_job_patch(body: &Value, current: &BidJob, builtins: &dyn Builti
         let mut r = Reader::new(body, "", &mut errors);
         for (key, parts) in &paths {
             let value = &body[key.as_str()];
-            if value.is_null() && parts.len() == 1 {
+            let rule = job_rule(parts[0], mode);
+            if value.is_null() && parts.len() == 1 && !matches!(rule, Rule::Free) {
                 r.fail(key, "cannot be null: leave the field out to keep it");
                 continue;
             }
-            let checked = match job_rule(parts[0]) {
-                Some(Rule::Object) => {
-                    let current_value = match parts[0] {
-                        "bid_job_metadata" => &current.bid_job_metadata,
-                        "bid_job_description" => &current.bid_job_description,
-                        _ => &current.bid_job_name,
-                    };
-                    let ok = object_set(&mut r, key, parts, value, current_value);
+            let checked = match rule {
+                Rule::Object => {
+                    let ok = object_set(&mut r, key, parts, value);
                     if ok && parts[0] == "bid_job_metadata" {
                         recheck = true;
                         match value {
@@ -144,7 +181,7 @@ pub fn parse_bid_job_patch(body: &Value, current: &BidJob, builtins: &dyn Builti
                     }
                     ok.then(|| value.clone())
                 }
-                Some(Rule::FunctionId(required)) => function_id(&mut r, key, value, required).map(|id| {
+                Rule::FunctionId(required) => function_id(&mut r, key, value, required).map(|id| {
                     match parts[0] {
                         "bid_job_pqt_id" => (pqt_id, recheck) = (id.clone(), true),
                         "bid_job_evaluator_id" => (evaluator_id, recheck) = (id.clone(), true),
@@ -152,35 +189,64 @@ pub fn parse_bid_job_patch(body: &Value, current: &BidJob, builtins: &dyn Builti
                     }
                     Value::String(id)
                 }),
-                Some(Rule::Identifier) => identifier(&mut r, key, value).map(Value::String),
-                Some(Rule::Tags) => tags(&mut r, key, value, Some(current.bid_job_mode), Some(&current.bid_job_subject_ids))
-                    .map(|t| Value::Array(t.into_iter().map(Value::String).collect())),
-                Some(Rule::Refused(_)) | None => None,
+                Rule::Identifier => identifier(&mut r, key, value).map(Value::String),
+                Rule::Tags => tags(&mut r, key, value, Some(mode), Some(roster_now)).map(strings),
+                Rule::Roster => roster.clone().map(strings),
+                Rule::Free => Some(value.clone()),
+                Rule::Refused(_) => None,
             };
             if let Some(v) = checked {
                 set.insert(key.clone(), v);
             }
         }
     }
+    // A mixed job's roster tags follow a new roster unless the PATCH sets the tags itself.
+    if let (Some(roster), BidJobMode::Mixed, false) = (&roster, mode, set.contains_key("bid_job_tags")) {
+        let kept: Vec<Value> =
+            current.bid_job_tags.iter().filter(|t| !t.starts_with(SUBJECT_TAG_PREFIX)).map(|t| Value::String(t.clone())).collect();
+        let mut r = Reader::new(body, "", &mut errors);
+        if let Some(t) = tags(&mut r, "bid_job_tags", &Value::Array(kept), Some(mode), Some(roster)) {
+            set.insert("bid_job_tags".into(), strings(t));
+        }
+    }
     if recheck {
         check_builtins(builtins, &metadata, &[(Hook::Pqt, &pqt_id), (Hook::Evaluator, &evaluator_id)], &mut errors);
     }
     if errors.is_empty() {
-        Ok(Patch { set })
+        Ok(Patch { set, roster })
     } else {
         Err(ValidationErrors(errors))
     }
 }
 
-/// Parses `PATCH /bids/{id}` against the bid as it is.
-pub fn parse_bid_patch(body: &Value, current: &Bid) -> Result<Patch, ValidationErrors> {
+/// A closed or mixed job's new roster: ids as at creation, at least one.
+fn new_roster(r: &mut Reader<'_>, value: &Value, mode: BidJobMode) -> Option<Vec<String>> {
+    let list = subject_ids(r, "bid_job_subject_ids", value)?;
+    if list.is_empty() {
+        r.fail("bid_job_subject_ids", format!("must name at least one subject for a {mode} job"));
+        return None;
+    }
+    Some(list)
+}
+
+fn strings(items: Vec<String>) -> Value {
+    Value::Array(items.into_iter().map(Value::String).collect())
+}
+
+/// Parses `PATCH /bids/{id}` against the bid as it is (`current`, and `stored`, the document as
+/// stored, for the fields the bid does not define).
+pub fn parse_bid_patch(body: &Value, current: &Bid, stored: &Map<String, Value>) -> Result<Patch, ValidationErrors> {
     let body = object_body(body)?;
     let mut errors = Vec::new();
-    let paths = paths(body, bid_rule, "bid", &mut errors);
+    let paths = paths(body, bid_rule, stored, &mut errors);
     let mut set = Map::new();
     let mut r = Reader::new(body, "", &mut errors);
     for (key, parts) in &paths {
         let value = &body[key.as_str()];
+        if matches!(bid_rule(parts[0]), Rule::Free) {
+            set.insert(key.clone(), value.clone());
+            continue;
+        }
         if value.is_null() && parts.len() == 1 {
             r.fail(key, "cannot be null: leave the field out to keep it");
             continue;
@@ -189,7 +255,7 @@ pub fn parse_bid_patch(body: &Value, current: &Bid) -> Result<Patch, ValidationE
             r.fail(key, format!("cannot be set by PATCH: {reserved} is the PQT's verdict, set by the service"));
             continue;
         }
-        if !object_set(&mut r, key, parts, value, &current.bid_data) {
+        if !object_set(&mut r, key, parts, value) {
             continue;
         }
         let mut value = value.clone();
@@ -208,27 +274,18 @@ pub fn parse_bid_patch(body: &Value, current: &Bid) -> Result<Patch, ValidationE
         set.insert(key.clone(), value);
     }
     if errors.is_empty() {
-        Ok(Patch { set })
+        Ok(Patch { set, roster: None })
     } else {
         Err(ValidationErrors(errors))
     }
 }
 
-/// Checks a set of an object field (`parts[0]`, now `current`): whole, it must be an object;
-/// below, the path must walk through objects.
-fn object_set(r: &mut Reader<'_>, key: &str, parts: &[&str], value: &Value, current: &Map<String, Value>) -> bool {
-    if parts.len() == 1 {
-        if !value.is_object() {
-            r.fail(key, format!("must be an object, got {}", kind(value)));
-            return false;
-        }
-        return true;
+/// Checks a set of an object field: whole, it must be an object (a path below it was checked
+/// against the stored document with the other paths).
+fn object_set(r: &mut Reader<'_>, key: &str, parts: &[&str], value: &Value) -> bool {
+    if parts.len() == 1 && !value.is_object() {
+        r.fail(key, format!("must be an object, got {}", kind(value)));
+        return false;
     }
-    match walkable(parts[0], current, &parts[1..]) {
-        Ok(()) => true,
-        Err(e) => {
-            r.fail(key, e);
-            false
-        }
-    }
+    true
 }

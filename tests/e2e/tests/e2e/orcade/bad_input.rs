@@ -120,7 +120,6 @@ async fn every_route_refuses_bad_input_by_name_and_changes_nothing() {
         }
     }
     refused("a bid with no subject", submit(&server, &job, &json!({"bid_data": {}})).await, "bid_subject_id");
-    refused("a bid for another job", submit(&server, &job, &json!({"bid_subject_id": "t2", "bid_job_id": "other"})).await, "bid_job_id");
 
     // PATCH: paths that may not change, paths that are not paths, values of the wrong type.
     for (path, patch, needle) in [
@@ -129,9 +128,10 @@ async fn every_route_refuses_bad_input_by_name_and_changes_nothing() {
         (format!("/bid-jobs/{job}"), json!({"bid_job_name": 7}), "bid_job_name"),
         (format!("/bid-jobs/{job}"), json!({"bid_job_max_subjects": "many"}), "bid_job_max_subjects"),
         (format!("/bid-jobs/{job}"), json!({"bid_job_evaluator_id": "builtin:no-such-rule"}), "bid_job_evaluator_id"),
-        (format!("/bid-jobs/{job}"), json!({"": 1}), "path"),
+        (format!("/bid-jobs/{job}"), json!({"": 1}), "must not be empty"),
         (format!("/bid-jobs/{job}"), json!({"bid_job_name..en": 1}), "bid_job_name..en"),
-        (format!("/bid-jobs/{job}"), json!({"no_such_field": 1}), "no_such_field"),
+        (format!("/bid-jobs/{job}"), json!({"$set": {"bid_job_status": "closed"}}), "$set"),
+        (format!("/bid-jobs/{job}"), json!({"_id": 1}), "_id"),
         (format!("/bid-jobs/{job}"), json!({}), "at least one field"),
         (format!("/bids/{bid_id}"), json!({"bid_id": "x"}), "bid_id"),
         (format!("/bids/{bid_id}"), json!({"is_winner": true}), "is_winner"),
