@@ -13,7 +13,7 @@ use crate::tasks::StartedTasks;
 use crate::trigger::{self, TriggerLeases};
 use agora_store::claims::{Claim, Claims};
 use agora_store::{Counted, DocumentStore, StoreError};
-use agora_voting_schema::{parse_vote_request, Hook, HookInput, SocialTaskCoreData, TaskStatus, Vote};
+use agora_voting_schema::{parse_vote_request, Hook, HookInput, HookTarget, SocialTaskCoreData, TaskStatus, Vote};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -76,6 +76,15 @@ impl VoteIntake {
             return Err(self.refusal(&vote, VotingError::NotAMember).await);
         }
 
+        // A remote PQT is not asked about a vote that is then refused for what the store
+        // already says (§3.3's order: duplicate, task, status, membership, then the PQT): a
+        // retried vote is answered from the file, a duplicate refused, a full public task
+        // refused. A builtin PQT (or none) costs nothing: the write refuses those at once.
+        if self.remote_pqt(&task_id).await? {
+            if let Some(answer) = self.answered_before_pqt(&task, &vote).await {
+                return answer;
+            }
+        }
         vote.qualified = self.pre_qualify(&task, &vote).await?;
         vote.submission_time = self.clock.now();
         let counted = if vote.qualified {
@@ -151,6 +160,38 @@ impl VoteIntake {
             return Err(VotingError::AlreadyVoted);
         }
         Ok(None)
+    }
+
+    /// Whether the task's PQT is called over the network (http, function, dsl, lambda).
+    async fn remote_pqt(&self, task_id: &str) -> Result<bool, VotingError> {
+        let spec = &self.specs.get(task_id).await?.1.voting_pqt;
+        Ok(!spec.is_empty() && !matches!(spec.target(), Ok(Some(HookTarget::Builtin { .. }))))
+    }
+
+    /// The answer to a vote that the store already decides: this very vote retried, another
+    /// vote under its `vote_id` or by its subject, or a public task whose places are all taken.
+    /// `None`: the vote goes on to the PQT.
+    async fn answered_before_pqt(&self, task: &SocialTaskCoreData, vote: &Vote) -> Option<Result<VoteAccepted, VotingError>> {
+        match self.already_stored(vote).await {
+            Ok(Some(answer)) => {
+                if answer.qualified {
+                    if let Err(e) = self.trigger_if_ready(task, None).await {
+                        return Some(Err(e));
+                    }
+                }
+                return Some(Ok(answer));
+            }
+            Ok(None) => {}
+            Err(e) => return Some(Err(self.refusal(vote, e).await)),
+        }
+        if !task.is_public() {
+            return None;
+        }
+        match self.claims.held(&trigger::trigger_claim(&task.social_task_id)).await {
+            Ok(true) => Some(Err(self.refusal(vote, VotingError::VotingClosed).await)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e.into())),
+        }
     }
 
     /// The PQT verdict: `bool(output["qualified"])`; any hook error disqualifies (§3.3).
