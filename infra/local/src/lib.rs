@@ -127,7 +127,8 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
         tracing::warn!(dir = %config.functions_dir.display(), "functions dir has no functions/ or workflows/ folder; local registry off");
     }
     let remote = RemoteHooks::new(&hooks_config)?;
-    let backend = agora_runtime::StoreBackend::connect(config.store, &config.data_dir).await?;
+    // The spec's default MongoDB (`mongodb://localhost:27017`) when neither MONGODB_URI nor MONGO_URL is set.
+    let backend = agora_runtime::StoreBackend::connect(config.store, &config.data_dir, Some(agora_runtime::DEFAULT_MONGO_URL)).await?;
     let work = backend.open(queue::WORK_DB, config.store_namespace.as_deref()).await?;
     let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work, backend };
 

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `AGORA_STORE` | `embedded`, `mongodb` or `dynamodb` | per front door (`mongodb` for the functions) |
 //! | `AGORA_EMBEDDED_DIR` | the embedded store's folder when the functions run it | `/tmp/agora` |
-//! | `MONGODB_URI` | MongoDB connection string (an Atlas SRV URI works) | required for `mongodb` |
+//! | `MONGODB_URI`, else `MONGO_URL` (the spec's name) | MongoDB connection string (an Atlas SRV URI works) | required for `mongodb` by the functions; the local server uses `mongodb://localhost:27017` |
 //! | `AGORA_DYNAMODB_TABLE`, `AGORA_DYNAMODB_ENDPOINT` | DynamoDB table, endpoint override | `agora`, AWS |
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log` | per front door |
 //! | `NATS_URL` | NATS server for the `nats` publisher | `nats://127.0.0.1:4222` |
@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+pub use agora_store_mongodb::DEFAULT_MONGO_URL;
 pub use agora_support::env::var as env;
 
 /// The store adapters.
@@ -67,9 +68,10 @@ pub enum StoreBackend {
 }
 
 impl StoreBackend {
-    /// Connects to the backend of `kind`: reads `MONGODB_URI`, or the DynamoDB variables and
-    /// the standard AWS environment; the embedded store keeps its files in `embedded_dir`.
-    pub async fn connect(kind: StoreKind, embedded_dir: &Path) -> Result<StoreBackend, BoxError> {
+    /// Connects to the backend of `kind`: reads `MONGODB_URI` (else `MONGO_URL`, else
+    /// `mongo_default` when given), or the DynamoDB variables and the standard AWS environment;
+    /// the embedded store keeps its files in `embedded_dir`.
+    pub async fn connect(kind: StoreKind, embedded_dir: &Path, mongo_default: Option<&str>) -> Result<StoreBackend, BoxError> {
         Ok(match kind {
             #[cfg(feature = "embedded")]
             StoreKind::Embedded => StoreBackend::Embedded(embedded_dir.to_owned()),
@@ -79,7 +81,9 @@ impl StoreBackend {
                 return Err(NO_EMBEDDED.into());
             }
             StoreKind::MongoDb => {
-                let uri = env("MONGODB_URI").ok_or("MONGODB_URI is not set (the mongodb store needs a connection string)")?;
+                let uri = agora_store_mongodb::uri_from_env()
+                    .or_else(|| mongo_default.map(str::to_owned))
+                    .ok_or("MONGODB_URI (or MONGO_URL) is not set (the mongodb store needs a connection string)")?;
                 StoreBackend::MongoDb(agora_store_mongodb::MongoDeployment::connect(&uri).await?)
             }
             StoreKind::DynamoDb => {
@@ -94,7 +98,7 @@ impl StoreBackend {
     pub async fn from_env() -> Result<StoreBackend, BoxError> {
         let kind: StoreKind = env("AGORA_STORE").as_deref().unwrap_or("mongodb").parse()?;
         let embedded = std::path::PathBuf::from(env("AGORA_EMBEDDED_DIR").unwrap_or_else(|| "/tmp/agora".into()));
-        StoreBackend::connect(kind, &embedded).await
+        StoreBackend::connect(kind, &embedded, None).await
     }
 
     /// Opens the database `db`. `namespace` replaces the MongoDB database name (the spec's, e.g.
@@ -132,7 +136,7 @@ pub async fn open_store(
     db: DatabaseSpec,
     namespace: Option<&str>,
 ) -> Result<Arc<dyn DocumentStore>, BoxError> {
-    StoreBackend::connect(kind, embedded_dir).await?.open(db, namespace).await
+    StoreBackend::connect(kind, embedded_dir, None).await?.open(db, namespace).await
 }
 
 /// A Lambda function's store: the database `db` on [`StoreBackend::from_env`]. A function

@@ -2,7 +2,7 @@
 //! transactions, on which any number of databases open.
 
 use crate::error::backend;
-use crate::store::{check_transactions, MongoStore, MONGODB_URI_ENV};
+use crate::store::{check_transactions, uri_from_env, MongoStore, MONGODB_URI_ENV, MONGO_URL_ENV};
 use agora_store::{DatabaseSpec, StoreError};
 use mongodb::options::ClientOptions;
 use mongodb::Client;
@@ -35,11 +35,13 @@ impl MongoDeployment {
         MongoDeployment::with_client(client).await
     }
 
-    /// [`MongoDeployment::connect`] to the connection string in `MONGODB_URI`.
+    /// [`MongoDeployment::connect`] to the connection string in `MONGODB_URI` (else `MONGO_URL`).
     pub async fn connect_from_env() -> Result<MongoDeployment, StoreError> {
-        match agora_support::env::var(MONGODB_URI_ENV) {
+        match uri_from_env() {
             Some(uri) => MongoDeployment::connect(&uri).await,
-            None => Err(StoreError::Backend(format!("{MONGODB_URI_ENV} is not set: it must hold the MongoDB connection string"))),
+            None => Err(StoreError::Backend(format!(
+                "{MONGODB_URI_ENV} (or {MONGO_URL_ENV}) is not set: it must hold the MongoDB connection string"
+            ))),
         }
     }
 

@@ -44,7 +44,7 @@ mod indexes;
 mod store;
 
 pub use deployment::MongoDeployment;
-pub use store::{MongoStore, MONGODB_URI_ENV};
+pub use store::{uri_from_env, MongoStore, DEFAULT_MONGO_URL, MONGODB_URI_ENV, MONGO_URL_ENV};
 
 /// MongoDB's limit on the size of one document, in bytes (16 MiB).
 pub const MAX_DOCUMENT_BYTES: usize = convert::MAX_DOCUMENT_BYTES;

@@ -23,6 +23,19 @@ const TRANSACTION_RETRY_TIME: Duration = Duration::from_secs(30);
 /// The environment variable holding the connection string (see [`MongoStore::connect_from_env`]).
 pub const MONGODB_URI_ENV: &str = "MONGODB_URI";
 
+/// The spec's name for the connection string (orcade-2-schema.md §2.4), read when
+/// [`MONGODB_URI_ENV`] is unset.
+pub const MONGO_URL_ENV: &str = "MONGO_URL";
+
+/// The spec's default connection string, which the local server uses when neither variable is set.
+pub const DEFAULT_MONGO_URL: &str = "mongodb://localhost:27017";
+
+/// The connection string from the environment: `MONGODB_URI`, else `MONGO_URL` (blank values
+/// count as unset); `None` when neither is set.
+pub fn uri_from_env() -> Option<String> {
+    agora_support::env::var(MONGODB_URI_ENV).or_else(|| agora_support::env::var(MONGO_URL_ENV))
+}
+
 /// A [`DocumentStore`] in one MongoDB database. Cheap to clone: clones share the client and its
 /// connection pool.
 ///
@@ -101,7 +114,7 @@ impl MongoStore {
     }
 
     /// [`MongoStore::connect`] to the deployment whose connection string is in the environment
-    /// variable `MONGODB_URI`.
+    /// variable `MONGODB_URI` (else `MONGO_URL`).
     pub async fn connect_from_env(db: DatabaseSpec) -> Result<MongoStore, StoreError> {
         db.check()?;
         MongoDeployment::connect_from_env().await?.open(db).await
