@@ -20,7 +20,7 @@ pub struct Config {
     #[arg(long, env = "AGORA_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
     /// Where tasks and votes are stored: `embedded` (a SQLite file in the data folder),
-    /// `mongodb` (MONGODB_URI) or `dynamodb` (the AWS environment, AGORA_DYNAMODB_ENDPOINT,
+    /// `mongodb` (MONGODB_URI, else MONGO_URL, else mongodb://localhost:27017) or `dynamodb` (the AWS environment, AGORA_DYNAMODB_ENDPOINT,
     /// AGORA_DYNAMODB_TABLE).
     #[arg(long, env = "AGORA_STORE", default_value = "embedded")]
     pub store: StoreKind,
@@ -73,6 +73,18 @@ pub struct Config {
     /// this server is used, in process.
     #[arg(long, env = "ORCADE_URL")]
     pub orcade_url: Option<String>,
+    /// Serve Orcade's routes of orcade-1-3-5.md §3 only, without Agora's extra
+    /// `GET /bid-jobs/{id}/evaluation` (an Xchange elsewhere then reads outcomes from §3's
+    /// routes alone): this server acts as an upstream Orcade. `true`/`false`, off by default.
+    #[arg(
+        long,
+        env = "AGORA_ORCADE_SPEC_ROUTES_ONLY",
+        num_args = 0..=1,
+        default_value_t = false,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub orcade_spec_routes_only: bool,
     /// Folder of local functions and workflows (`functions/<id>/function.py`,
     /// `workflows/<id>.json`), served as the function registry and the workflow API; the hook
     /// modes `function` and `dsl` then use them unless FUNCTIONS_REGISTRY_URL / WORKFLOWS_API_URL
@@ -129,6 +141,7 @@ impl Config {
             exchange_id: "default".into(),
             bidding_timeout_ms: 86_400_000,
             orcade_url: None,
+            orcade_spec_routes_only: false,
             functions_dir: PathBuf::new(),
             auth_jwks_url: None,
             auth_public_key_file: None,
@@ -156,5 +169,14 @@ mod tests {
         assert_eq!(config.functions_dir, PathBuf::new());
         let config = Config::try_parse_from(["agora-local", "--functions-dir", "elsewhere"]).expect("a folder");
         assert_eq!(config.functions_dir, PathBuf::from("elsewhere"));
+    }
+
+    #[test]
+    fn orcade_serves_its_extra_route_unless_told_not_to() {
+        let spec_only = |args: &[&str]| Config::try_parse_from(["agora-local"].iter().chain(args)).expect("parses").orcade_spec_routes_only;
+        assert!(!spec_only(&[]));
+        assert!(spec_only(&["--orcade-spec-routes-only"]));
+        assert!(spec_only(&["--orcade-spec-routes-only", "true"]));
+        assert!(!spec_only(&["--orcade-spec-routes-only", "false"]));
     }
 }

@@ -43,7 +43,11 @@ pub async fn wire(platform: &Platform, config: &Config, resolutions: DurableQueu
     ports.resolutions = Arc::new(resolutions);
     let leases = Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64), settings.timeout);
     let orcade = Arc::new(Orcade::new(ports, leases));
-    let routes = agora_orcade_api::with_limits(agora_orcade_api::routes(orcade.clone()));
+    let routes = match config.orcade_spec_routes_only {
+        true => agora_orcade_api::spec_routes(orcade.clone()),
+        false => agora_orcade_api::routes(orcade.clone()),
+    };
+    let routes = agora_orcade_api::with_limits(routes);
 
     let retry_delay = Duration::from_millis(config.retry_delay_ms);
     let tasks = vec![

@@ -1,4 +1,19 @@
 //! Orcade over HTTP (`ORCADE_URL`), with the envelope of Orcade §3.
+//!
+//! A job's outcome, read in this order, each step only when the one before found nothing:
+//!
+//! 1. `GET /bid-jobs/{id}/task-results` (§3): its `bid_winner` result, the winner's (404: the
+//!    job is gone).
+//! 2. `GET /bid-jobs/{id}/evaluation`, Agora's own route beyond §3: the recorded decision,
+//!    exact (`no_valid_bids`, `failed`, or `null` before the evaluation).
+//! 3. An Orcade without that route (any 4xx: an upstream Orcade serving only §3's routes, or
+//!    Agora's with the route switched off) is read from §3's routes alone: `GET /bid-jobs/{id}`
+//!    (open: pending), then `GET /bid-jobs/{id}/bids` (a bid `is_winner`: its `bid_winner` is
+//!    on its way, pending; none: [`BidOutcome::ClosedWithoutWinner`] with the number of bids
+//!    not `bid_data.bid_rejected`, which the bidding flow reads after a grace period).
+//!
+//! The route is asked on every look (one request), so an Orcade that gains or loses it is read
+//! right at once.
 
 use agora_xchange_core::{BidOutcome, Bidding, BiddingError};
 use async_trait::async_trait;
@@ -88,8 +103,8 @@ impl Bidding for HttpOrcade {
         }
         let (status, body) = self.get(&format!("/bid-jobs/{id}/evaluation")).await?;
         if !(200..=299).contains(&status) {
-            // An Orcade without the evaluation route: only a winner can be seen.
-            return Ok(BidOutcome::Pending);
+            tracing::debug!(bid_job_id, status, "no evaluation route: reading the job from Orcade's routes of §3");
+            return self.outcome_by_spec_routes(&id).await;
         }
         let decision = &body["data"]["decision"];
         Ok(match decision["kind"].as_str() {
@@ -97,5 +112,31 @@ impl Bidding for HttpOrcade {
             Some("failed") => BidOutcome::Failed(decision["error"].as_str().unwrap_or("the evaluation failed").to_owned()),
             _ => BidOutcome::Pending,
         })
+    }
+}
+
+impl HttpOrcade {
+    /// A job with no `bid_winner` result, read from §3's routes alone (`id` as a path segment).
+    async fn outcome_by_spec_routes(&self, id: &str) -> Result<BidOutcome, BiddingError> {
+        let job = match self.get(&format!("/bid-jobs/{id}")).await? {
+            (404, _) => return Ok(BidOutcome::Gone),
+            (200..=299, body) => body,
+            (status, body) => return Err(BiddingError::Refused(format!("HTTP {status}: {}", error_of(&body)))),
+        };
+        if job["data"]["bid_job_status"].as_str() != Some("closed") {
+            return Ok(BidOutcome::Pending);
+        }
+        let bids = match self.get(&format!("/bid-jobs/{id}/bids")).await? {
+            (404, _) => return Ok(BidOutcome::Gone),
+            (200..=299, body) => body,
+            (status, body) => return Err(BiddingError::Refused(format!("HTTP {status}: {}", error_of(&body)))),
+        };
+        let bids = bids["data"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if bids.iter().any(|b| b["is_winner"] == Value::Bool(true)) {
+            // Evaluated with a winner: its bid_winner result is stored once the delegate answers.
+            return Ok(BidOutcome::Pending);
+        }
+        let accepted_bids = bids.iter().filter(|b| b["bid_data"]["bid_rejected"] != Value::Bool(true)).count();
+        Ok(BidOutcome::ClosedWithoutWinner { accepted_bids })
     }
 }

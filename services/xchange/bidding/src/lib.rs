@@ -4,7 +4,8 @@
 //!   server, one AWS stack). Orcade's resolution events tell Xchange when a job is resolved.
 //! * [`HttpOrcade`]: Orcade's HTTP API at `ORCADE_URL`, when Orcade runs elsewhere. No events
 //!   come from there: Xchange polls (`GET /bid-jobs/{id}/task-results` for the `bid_winner`,
-//!   `GET /bid-jobs/{id}/evaluation` for a decision with no winner).
+//!   Agora's `GET /bid-jobs/{id}/evaluation` for a decision with no winner, and, from an Orcade
+//!   without that route, the job's `bid_job_status` and its bids: see [`HttpOrcade`]).
 
 mod http;
 

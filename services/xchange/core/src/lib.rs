@@ -26,10 +26,13 @@
 //! * **Function-mode failures** (the selector failed, named nobody or named a stranger) store
 //!   the task `failed` and answer 400 with the reason; an unrunnable `function_id` (an unknown
 //!   builtin, a registry id with no registry configured) is a 400 and stores nothing.
-//! * **Bidding**: a roster from topics that meets no subject fails the task, rather than
-//!   sending the job to every subject; the job's creator is `bid_job_creator_id` or
-//!   `"xchange"`; open bid jobs take `bid_job_max_subjects` / `bid_job_max_time` from the task's
-//!   parameters; a winner whose `bid_winner` delivery failed fails the task with that result.
+//! * **Bidding**: an empty roster (an explicit `bid_job_subject_ids: []`, topics that meet no
+//!   subject) fails the task at once with no bid job, rather than sending the job to every
+//!   subject; an Orcade serving only §3's routes is read from them alone (a job closed with no
+//!   winner fails the task after a grace period, see [`flows::bidding`]); the job's creator is
+//!   `bid_job_creator_id` or `"xchange"`; open bid jobs take `bid_job_max_subjects` /
+//!   `bid_job_max_time` from the task's parameters; a winner whose `bid_winner` delivery failed
+//!   fails the task with that result.
 //! * **Ids** a client chooses are at most 128 characters with no `/` (as Orcade's); an id in
 //!   use is a 409.
 

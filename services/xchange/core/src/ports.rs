@@ -21,6 +21,13 @@ pub enum BidOutcome {
     NoValidBids,
     /// The evaluation failed for good; why.
     Failed(String),
+    /// Read from Orcade §3's routes alone (an Orcade that keeps no evaluation record Xchange can
+    /// read): the job is `closed`, none of its bids `is_winner` and no `bid_winner` result is
+    /// stored. Either its evaluation has not run yet, or it found no winner (`no_valid_bids`,
+    /// or an evaluation that failed): §3's routes do not tell these apart. `accepted_bids` is
+    /// the number of bids on file that passed the PQT (not `bid_data.bid_rejected`); with none,
+    /// no evaluation can name a winner.
+    ClosedWithoutWinner { accepted_bids: usize },
     /// The job no longer exists.
     Gone,
 }

@@ -8,6 +8,8 @@
 //! * `bidding:<task_id>` and `bid-job:<bid_job_id>`: a bidding task's bid job (its id, chosen
 //!   once, before the job is created, so that a repeated attempt creates the same job) and its
 //!   time limit; the second finds the task from Orcade's resolution event. Inserted together.
+//!   The first also gets `closed_seen_at` when a look through Orcade §3's routes alone first
+//!   finds the job closed with no winner (see [`crate::flows::bidding`]).
 //! * `round-robin`: the subject `builtin:round-robin` chose last, swapped by a conditional
 //!   write, so that concurrent tasks on any process go to consecutive subjects.
 
@@ -32,11 +34,19 @@ pub struct BiddingRecord {
     pub bid_job_id: String,
     /// When the bidding time limit ends (naive UTC, six fraction digits).
     pub deadline: String,
+    /// When a look first found the job closed with no winner through Orcade §3's routes alone
+    /// ([`crate::BidOutcome::ClosedWithoutWinner`]); the grace periods count from it.
+    #[serde(default)]
+    pub closed_seen_at: Option<String>,
 }
 
 impl BiddingRecord {
     pub fn deadline(&self) -> Option<DateTime<Utc>> {
         agora_schema::time::parse_datetime_str(&self.deadline)
+    }
+
+    pub fn closed_seen_at(&self) -> Option<DateTime<Utc>> {
+        self.closed_seen_at.as_deref().and_then(agora_schema::time::parse_datetime_str)
     }
 }
 
@@ -115,8 +125,10 @@ impl Repo {
         Ok(subjects)
     }
 
-    pub async fn update_subject(&self, id: &str, change: &Change) -> Result<bool, XchangeError> {
-        Ok(self.store.update(SUBJECTS, id, &Filter::all(), change).await?)
+    /// Applies `change` to the subject; false when it is gone. The store's own refusal
+    /// (`InvalidDocument`) is the caller's to word.
+    pub async fn update_subject(&self, id: &str, change: &Change) -> Result<bool, StoreError> {
+        self.store.update(SUBJECTS, id, &Filter::all(), change).await
     }
 
     pub async fn delete_subject(&self, id: &str) -> Result<bool, XchangeError> {
@@ -152,6 +164,17 @@ impl Repo {
 
     pub async fn bidding_of_task(&self, task_id: &str) -> Result<Option<BiddingRecord>, XchangeError> {
         self.store.get(CLAIMS, &format!("bidding:{task_id}")).await?.map(|d| decode(&d)).transpose()
+    }
+
+    /// When the task's job was first seen closed with no winner: `now` on the first call (a
+    /// write conditional on no earlier sighting, so racing looks keep the first), the time
+    /// recorded then on every later one.
+    pub async fn closed_seen(&self, task_id: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, XchangeError> {
+        let key = format!("bidding:{task_id}");
+        let unseen = Filter::must(json!({"closed_seen_at": {"$exists": false}}));
+        self.store.update(CLAIMS, &key, &unseen, &Change::set(&json!({"closed_seen_at": micros(&now)}))).await?;
+        let record = self.bidding_of_task(task_id).await?;
+        Ok(record.and_then(|r| r.closed_seen_at()).unwrap_or(now))
     }
 
     pub async fn bidding_of_job(&self, bid_job_id: &str) -> Result<Option<BiddingRecord>, XchangeError> {

@@ -197,3 +197,196 @@ async fn round_robin_spreads_concurrent_tasks_evenly() {
     }
     assert_eq!(counts.values().copied().collect::<Vec<_>>(), [2, 2, 2, 2, 2], "{counts:?}");
 }
+
+/// Submits a bidding task with `assignment` (plus the evaluator) and runs its assignment.
+async fn bidding_with(f: &Flows, assignment: Value) -> (String, AssignOutcome) {
+    let mut a = json!({"bid_job_evaluator_id": "builtin:lowest-price"});
+    a.as_object_mut().unwrap().extend(assignment.as_object().unwrap().clone());
+    let id = submit(f, json!({"task_assignment_type": "bidding", "task_data": {}, "task_metadata": {"task_assignment": a}})).await;
+    f.queue.take();
+    let outcome = f.xchange.assigner().assign(&id).await.unwrap();
+    (id, outcome)
+}
+
+#[tokio::test]
+async fn an_explicit_empty_roster_is_verbatim_and_fails_the_task_at_once_without_a_job() {
+    let f = flows();
+    for (s, topics) in [("a", json!(["fr"])), ("b", json!(["de"]))] {
+        f.xchange.subjects().create(&json!({"subject_id": s, "topics": topics})).await.unwrap();
+    }
+    for assignment in [
+        json!({"bid_job_subject_ids": []}),
+        json!({"bid_job_subject_ids": [], "topics": ["fr"]}),
+        json!({"bid_job_subject_ids": [], "bid_job_mode": "mixed"}),
+    ] {
+        let (id, outcome) = bidding_with(&f, assignment.clone()).await;
+        assert!(matches!(outcome, AssignOutcome::Failed { .. }), "{assignment}: {outcome:?}");
+        let out = status(&f, &id).await;
+        assert_eq!(out["task_assignment_status"], json!("failed"), "{assignment}: {out}");
+        let error = out["task_output"]["error"].as_str().unwrap();
+        assert!(error.contains("bid_job_subject_ids is [] (an explicit empty roster)") && error.contains("no_valid_bids"), "{error}");
+        let task = f.xchange.repo().task(&id).await.unwrap().unwrap();
+        assert_eq!(task.bid_job_id(), None, "no job: {assignment}");
+        assert!(f.queue.take().is_empty(), "no poll queued: {assignment}");
+    }
+    assert!(f.orcade.created.lock().unwrap().is_empty(), "no bid job was created, so nobody got a bid_request");
+
+    // Only an absent (or null) key falls back: to the topics, then to every subject; mixed
+    // joins the explicit list and the topic matches.
+    for (assignment, roster) in [
+        (json!({"topics": ["de"]}), json!(["b"])),
+        (json!({"bid_job_subject_ids": null, "topics": ["fr"]}), json!(["a"])),
+        (json!({}), json!(["a", "b"])),
+        (json!({"topics": []}), json!(["a", "b"])),
+        (json!({"bid_job_subject_ids": ["z"], "topics": ["fr"]}), json!(["z"])),
+        (json!({"bid_job_subject_ids": [], "topics": ["de"], "bid_job_mode": "mixed"}), json!(["b"])),
+        (json!({"bid_job_subject_ids": ["z"], "topics": ["fr"], "bid_job_mode": "mixed"}), json!(["z", "a"])),
+    ] {
+        let (_, outcome) = bidding_with(&f, assignment.clone()).await;
+        assert!(matches!(outcome, AssignOutcome::Bidding { .. }), "{assignment}: {outcome:?}");
+        let job = f.orcade.created.lock().unwrap().pop().unwrap();
+        assert_eq!(job["bid_job_subject_ids"], roster, "{assignment}");
+    }
+}
+
+#[tokio::test]
+async fn a_job_read_through_spec_routes_closed_with_no_accepted_bid_fails_the_task_after_a_short_grace() {
+    let f = flows();
+    let id = bidding_task(&f).await;
+    f.queue.take();
+    *f.orcade.outcome.lock().unwrap() = Some(BidOutcome::ClosedWithoutWinner { accepted_bids: 0 });
+    // The first look records the sighting and comes back at the end of the grace (2 s).
+    assert_eq!(f.xchange.bidder().poll(&id, 3).await.unwrap(), Settle::Waiting { after: Duration::from_secs(2) });
+    assert_eq!(f.queue.take()[0].delay, Duration::from_secs(2), "the next look at the end of the grace, not after the backoff");
+    f.clock.advance(chrono::Duration::milliseconds(1500));
+    assert_eq!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Waiting { after: Duration::from_millis(500) });
+    f.clock.advance(chrono::Duration::milliseconds(500));
+    assert_eq!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Settled);
+    let out = status(&f, &id).await;
+    assert_eq!(out["task_assignment_status"], json!("failed"));
+    let error = out["task_output"]["error"].as_str().unwrap();
+    assert!(error.contains("no_valid_bids") && error.contains("PQT"), "{error}");
+}
+
+#[tokio::test]
+async fn a_job_read_through_spec_routes_closed_with_accepted_bids_waits_for_its_evaluation() {
+    let f = flows();
+    let id = bidding_task(&f).await;
+    *f.orcade.outcome.lock().unwrap() = Some(BidOutcome::ClosedWithoutWinner { accepted_bids: 2 });
+    assert_eq!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Waiting { after: Duration::from_secs(60) }, "the deadline first");
+    // The evaluation finds a winner in time: completed.
+    f.clock.advance(chrono::Duration::seconds(20));
+    let result = json!({"task_type": "bid_winner", "bid_subject_id": "a", "task_result": {"success": true}});
+    *f.orcade.outcome.lock().unwrap() = Some(BidOutcome::Winner(result.clone()));
+    assert_eq!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Settled);
+    assert_eq!(status(&f, &id).await, json!({"task_assignment_status": "completed", "task_output": result}));
+
+    // No winner for the long grace: failed, saying what is known.
+    let f = flows();
+    let limits =
+        BiddingLimits { timeout: Duration::from_secs(3600), no_winner_grace: Duration::from_secs(600), ..BiddingLimits::default() };
+    let f = Flows { xchange: with_limits(&f, limits), ..f };
+    let id = bidding_task(&f).await;
+    *f.orcade.outcome.lock().unwrap() = Some(BidOutcome::ClosedWithoutWinner { accepted_bids: 2 });
+    assert_eq!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Waiting { after: Duration::from_secs(600) });
+    f.clock.advance(chrono::Duration::seconds(599));
+    assert!(matches!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Waiting { .. }));
+    f.clock.advance(chrono::Duration::seconds(1));
+    assert_eq!(f.xchange.bidder().settle(&id).await.unwrap(), Settle::Settled);
+    let out = status(&f, &id).await;
+    assert_eq!(out["task_assignment_status"], json!("failed"));
+    let error = out["task_output"]["error"].as_str().unwrap();
+    assert!(error.contains("no winner") && error.contains("600000 ms") && error.contains("2 accepted"), "{error}");
+}
+
+/// The flows of `f` again, with other bidding limits (same ports).
+fn with_limits(f: &Flows, limits: BiddingLimits) -> Xchange {
+    let store = f.xchange.repo().store().clone();
+    let ports = Ports {
+        store,
+        hooks: xchange_hooks(Arc::new(agora_hooks::NoRemote)),
+        assignments: f.queue.clone(),
+        delegate: f.delegate.clone(),
+        bidding: f.orcade.clone(),
+        clock: f.clock.clone(),
+        scheduler: f.schedules.clone(),
+    };
+    Xchange::new(ports, Settings::new(Duration::from_secs(30), limits))
+}
+
+/// A remote hook runner that records what each call was given and picks the first subject.
+#[derive(Default)]
+struct RecordingRemote {
+    calls: Mutex<Vec<(String, Value, Value)>>,
+}
+
+#[async_trait]
+impl agora_hooks::Remote for RecordingRemote {
+    fn check(&self, _target: &agora_schema::HookTarget<'_>) -> Result<(), String> {
+        Ok(())
+    }
+
+    async fn call(&self, call: &agora_hooks::Call<'_>) -> Result<Value, agora_hooks::HookError> {
+        let input = serde_json::to_value(call.input).unwrap();
+        let parameters = match call.target {
+            agora_schema::HookTarget::Function { parameters, .. }
+            | agora_schema::HookTarget::Http { parameters, .. }
+            | agora_schema::HookTarget::Lambda { parameters, .. } => parameters.clone(),
+            _ => Value::Null,
+        };
+        self.calls.lock().unwrap().push((call.target.mode().to_owned(), input.clone(), parameters));
+        Ok(json!({"selected_subject_id": input["subjects"][0]["subject_id"]}))
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(5)
+    }
+}
+
+#[tokio::test]
+async fn every_selector_gets_the_task_s_parameters() {
+    let remote = Arc::new(RecordingRemote::default());
+    let f = flows();
+    let ports = Ports {
+        store: f.xchange.repo().store().clone(),
+        hooks: xchange_hooks(remote.clone()),
+        assignments: f.queue.clone(),
+        delegate: f.delegate.clone(),
+        bidding: f.orcade.clone(),
+        clock: f.clock.clone(),
+        scheduler: f.schedules.clone(),
+    };
+    let xchange = Xchange::new(ports, Settings::default());
+    xchange.subjects().create(&json!({"subject_id": "s1", "subject_capabilities": {"gpu": true}})).await.unwrap();
+    let parameters = json!({"require": ["gpu"], "weights": {"cost": 0.7}});
+    for function_id in ["https://selectors.example/pick", "arn:aws:lambda:us-east-1:123456789012:function:pick", "pick-subject:1.0"] {
+        let body = json!({"task_assignment_type": "function", "task_data": {"doc": 1},
+            "task_metadata": {"task_assignment": {"function_id": function_id, "parameters": parameters}}});
+        let task = xchange.intake().submit_task(&body).await.unwrap();
+        assert_eq!(task.task_metadata["assigned_subject_id"], json!("s1"));
+    }
+    // The builtin gets them as its parameters (the capability it requires).
+    let body = json!({"task_assignment_type": "function", "task_data": {},
+        "task_metadata": {"task_assignment": {"function_id": "builtin:by-capability", "parameters": parameters}}});
+    assert_eq!(xchange.intake().submit_task(&body).await.unwrap().task_metadata["assigned_subject_id"], json!("s1"));
+
+    let calls = remote.calls.lock().unwrap().clone();
+    let modes: Vec<&str> = calls.iter().map(|(mode, _, _)| mode.as_str()).collect();
+    assert_eq!(modes, ["http", "lambda", "function"]);
+    for (mode, input, spec_parameters) in &calls {
+        assert_eq!(input["parameters"], parameters, "{mode}: the input's parameters");
+        assert_eq!(input["task"]["task_data"], json!({"doc": 1}), "{mode}");
+        assert_eq!(input["subjects"][0]["subject_id"], json!("s1"), "{mode}");
+        // The registry also gets them as its job's parameters; the others once, in the input.
+        let want = if mode == "function" { parameters.clone() } else { json!({}) };
+        assert_eq!(spec_parameters, &want, "{mode}");
+    }
+
+    // A task without parameters sends §4's input unchanged.
+    let body = json!({"task_assignment_type": "function", "task_data": {},
+        "task_metadata": {"task_assignment": {"function_id": "https://selectors.example/pick"}}});
+    xchange.intake().submit_task(&body).await.unwrap();
+    let (_, input, _) = remote.calls.lock().unwrap().last().cloned().unwrap();
+    let keys: Vec<&String> = input.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["task", "subjects"]);
+}

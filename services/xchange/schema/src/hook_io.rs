@@ -1,16 +1,33 @@
 //! The functions' input and output (§4): exactly these inputs, no voting-style `user_input`
 //! wrapper. An output may be the object itself or `{"data": {...}}`, read as its `data`.
+//!
+//! Function mode's `parameters` (`task_metadata.task_assignment.parameters`) reach every
+//! selector, as the builtins get theirs: a selector that runs elsewhere (an HTTP URL, a Lambda
+//! ARN, a registry function) receives them as the input's `parameters`, beside `task` and
+//! `subjects` (the key the platform's HTTP hooks carry their parameters under), when the task
+//! gives some (`{}` included); a task without `parameters` sends §4's input unchanged.
 
 use crate::subject::ExchangeSubject;
 use crate::task::ExchangeTask;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-/// Function mode's selector: `{"task": {...}, "subjects": [...every subject, by subject_id...]}`.
+/// Function mode's selector: `{"task": {...}, "subjects": [...every subject, by subject_id...]}`,
+/// and `"parameters": {...}` when the task gives them.
 #[derive(Debug, Serialize)]
 pub struct SelectorInput<'a> {
     pub task: &'a ExchangeTask,
     pub subjects: &'a [ExchangeSubject],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> SelectorInput<'a> {
+    /// The selector's input for `task`: its `parameters` with it, when it gives some.
+    pub fn new(task: &'a ExchangeTask, subjects: &'a [ExchangeSubject]) -> Self {
+        let parameters = task.assignment().get("parameters").and_then(Value::as_object);
+        SelectorInput { task, subjects, parameters }
+    }
 }
 
 /// Open mode's question to one subject's evaluation function: `{"task": {...}, "subject": {...}}`.
@@ -65,6 +82,24 @@ impl OpenAnswer {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_selector_gets_the_task_s_parameters_when_it_gives_some() {
+        let task = |assignment: Value| -> ExchangeTask {
+            serde_json::from_value(json!({"task_id": "t", "task_assignment_type": "function", "task_data": {},
+                "task_assignment_status": "pending", "task_metadata": {"task_assignment": assignment}}))
+            .unwrap()
+        };
+        let keys = |t: &ExchangeTask| -> Vec<String> {
+            let v = serde_json::to_value(SelectorInput::new(t, &[])).unwrap();
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        let with = task(json!({"function_id": "http://x/", "parameters": {"require": ["gpu"]}}));
+        assert_eq!(keys(&with), ["task", "subjects", "parameters"]);
+        assert_eq!(serde_json::to_value(SelectorInput::new(&with, &[])).unwrap()["parameters"], json!({"require": ["gpu"]}));
+        assert_eq!(keys(&task(json!({"function_id": "http://x/", "parameters": {}}))), ["task", "subjects", "parameters"]);
+        assert_eq!(keys(&task(json!({"function_id": "http://x/"}))), ["task", "subjects"], "§4's input unchanged");
+    }
 
     #[test]
     fn a_selector_must_name_a_subject() {

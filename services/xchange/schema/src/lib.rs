@@ -11,12 +11,14 @@
 //!   another value is refused, naming the field; the stored values are the spec's strings.
 //! * Every dict-typed field reads `null` or absent as `{}` (§2.3), every other optional field as
 //!   its §2.2 default.
-//! * Requests refuse fields that are not the entity's (a misspelt optional would be dropped
-//!   unseen). Ids a client chooses are at most 128 characters, with no `/`, as Orcade's.
+//! * Creation requests refuse fields that are not the entity's (a misspelt optional would be
+//!   dropped unseen). `PATCH /subjects/{id}` is the spec's raw `$set` and stores any field
+//!   ([`patch`]). Ids a client chooses are at most 128 characters, with no `/`, as Orcade's.
 //! * Request limits: every id a request carries is at most 128 characters; every list of tags
 //!   or topics at most 64 entries of at most 128 characters (see [`request`]).
 
 pub mod hook_io;
+pub mod patch;
 pub mod request;
 pub mod status;
 pub mod storage;
@@ -25,7 +27,8 @@ pub mod task;
 
 pub use agora_schema::{fields, Entity, FieldError, FunctionSpec, ValidationErrors};
 pub use hook_io::{OpenAnswer, OpenInput, SelectorInput, SelectorOutput};
-pub use request::{parse_subject_patch, parse_subject_request, parse_task_request};
+pub use patch::parse_subject_patch;
+pub use request::{parse_subject_request, parse_task_request};
 pub use status::{AssignmentType, TaskStatus};
 pub use storage::{check_exchange_id, exchange_db, DEFAULT_EXCHANGE_ID, SUBJECTS, TASKS};
 pub use subject::ExchangeSubject;

@@ -1,5 +1,6 @@
-//! Parsing at the edge (§3): `POST /tasks`, `POST /subjects` and `PATCH /subjects/{id}`. Every
-//! invalid or missing field is reported by its path with what is wrong, all at once.
+//! Parsing at the edge (§3): `POST /tasks` and `POST /subjects` (`PATCH /subjects/{id}` is
+//! [`crate::patch`]'s). Every invalid or missing field is reported by its path with what is
+//! wrong, all at once.
 //!
 //! * `POST /tasks`: `task_assignment_type` (one of the four modes) and `task_data` (any JSON
 //!   but `null`; `{}` allowed) are required; `task_id` is the client's when given; a given
@@ -12,8 +13,6 @@
 //!   ignored (clients may post a whole `to_dict()`).
 //! * `POST /subjects`: any of the five fields, each of its §2.2 type; `{}` is a subject with
 //!   a fresh id and the defaults.
-//! * `PATCH /subjects/{id}`: the fields to set, by name or by dotted path below
-//!   `subject_metadata` and `subject_capabilities`; `subject_id` cannot change.
 //!
 //! Request limits (`agora_schema::fields`): the ids (`task_id`, `subject_id`, the direct
 //! mode's `subject_id`, the bidding mode's `bid_job_creator_id` when a string and each of its
@@ -191,7 +190,7 @@ pub fn parse_subject_request(body: &Value, fresh_id: &str) -> Result<ExchangeSub
 }
 
 /// Checks one top-level subject field's value and sets it on `subject`.
-fn set_field(r: &mut Reader<'_>, subject: &mut ExchangeSubject, key: &str, value: &Value) {
+pub(crate) fn set_field(r: &mut Reader<'_>, subject: &mut ExchangeSubject, key: &str, value: &Value) {
     match (key, value) {
         ("subject_metadata", Value::Object(m)) => subject.subject_metadata = m.clone(),
         ("subject_capabilities", Value::Object(m)) => subject.subject_capabilities = m.clone(),
@@ -212,36 +211,6 @@ fn set_field(r: &mut Reader<'_>, subject: &mut ExchangeSubject, key: &str, value
         ("topics", other) => r.fail(key, format!("must be an array of strings, got {}", kind(other))),
         _ => {}
     }
-}
-
-/// Parses a `PATCH /subjects/{id}` body against the subject as stored: the fields to set (keys
-/// may be dotted paths below `subject_metadata` and `subject_capabilities`), each checked.
-pub fn parse_subject_patch(body: &Value, current: &ExchangeSubject) -> Result<Map<String, Value>, ValidationErrors> {
-    let obj = object_body(body)?;
-    if obj.is_empty() {
-        return Err(ValidationErrors::single("", "A PATCH body must set at least one field"));
-    }
-    let mut errors = Vec::new();
-    let mut r = Reader::new(obj, "", &mut errors);
-    let mut scratch = current.clone();
-    for (key, value) in obj {
-        let (top, below) = key.split_once('.').map_or((key.as_str(), None), |(t, rest)| (t, Some(rest)));
-        match (top, below) {
-            ("subject_id", _) => r.fail(key, "cannot be changed (it is the subject's id)"),
-            (_, _) if value.is_null() && below.is_none() => r.fail(key, "must not be null (leave the field out to keep it)"),
-            ("subject_metadata" | "subject_capabilities", Some(rest)) => {
-                if rest.split('.').any(str::is_empty) {
-                    r.fail(key, "is not a field path (an empty segment)");
-                }
-            }
-            (_, Some(_)) => {
-                r.fail(key, "is not a path this route may set (dotted paths go below subject_metadata and subject_capabilities)")
-            }
-            (field, None) if SUBJECT_FIELDS.contains(&field) => set_field(&mut r, &mut scratch, field, value),
-            (field, None) => r.fail(field, "is not a subject field"),
-        }
-    }
-    finish(Some(obj.clone()), errors)
 }
 
 #[cfg(test)]
@@ -315,24 +284,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn patches_set_fields_and_paths_below_the_objects() {
-        let current = parse_subject_request(&json!({"subject_id": "s"}), "f").unwrap();
-        let set = parse_subject_patch(&json!({"subject_metadata.owner": "nlp", "topics": ["a"]}), &current).unwrap();
-        assert_eq!(set.len(), 2);
-        for (body, field) in [
-            (json!({"subject_id": "t"}), "subject_id"),
-            (json!({"topics": 1}), "topics"),
-            (json!({"topics.0": "x"}), "topics.0"),
-            (json!({"subject_metadata": null}), "subject_metadata"),
-            (json!({"subject_metadata..x": 1}), "subject_metadata..x"),
-            (json!({"colour": 1}), "colour"),
-        ] {
-            assert!(errors_of(parse_subject_patch(&body, &current)).contains(field), "{body}");
-        }
-        assert!(errors_of(parse_subject_patch(&json!({}), &current)).contains("at least one field"));
-    }
-
     /// `n` characters.
     fn long(n: usize) -> String {
         "x".repeat(n)
@@ -398,11 +349,10 @@ mod tests {
         );
         assert_eq!(errors_of(parse_subject_request(&json!({"topics": full_tags(65)}), "f")), "topics must hold at most 64 entries, got 65");
 
-        assert!(parse_subject_patch(&json!({"topics": full_tags(64)}), &s).is_ok());
-        assert_eq!(
-            errors_of(parse_subject_patch(&json!({"topics": [long(300)]}), &s)),
-            "topics[0] must be at most 128 characters, got 300"
-        );
-        assert_eq!(errors_of(parse_subject_patch(&json!({"topics": full_tags(65)}), &s)), "topics must hold at most 64 entries, got 65");
+        let stored = crate::Entity::to_dict(&s).as_object().cloned().unwrap();
+        let patch = |body: Value| crate::patch::parse_subject_patch(&body, &stored);
+        assert!(patch(json!({"topics": full_tags(64)})).is_ok());
+        assert_eq!(errors_of(patch(json!({"topics": [long(300)]}))), "topics[0] must be at most 128 characters, got 300");
+        assert_eq!(errors_of(patch(json!({"topics": full_tags(65)}))), "topics must hold at most 64 entries, got 65");
     }
 }

@@ -2,16 +2,32 @@
 //!
 //! **Start** (from the assignment queue): the task's bid job id is chosen once and recorded
 //! with the bidding deadline ([`crate::repo::BiddingRecord`]), so a repeated attempt creates
-//! the same job (Orcade answers a second create of that id 409, taken as done). The job's
-//! roster (§7.2): the explicit `bid_job_subject_ids`, verbatim; else the subjects whose `topics`
-//! meet the task's `topics`; else every subject; `mixed` takes the union of the explicit list
-//! and the topic matches. Then `task_metadata.bid_job_id` is written with the status `bidding`.
-//! The subjects see the job (its `bid_job_description`), never the `task_data`.
+//! the same job (Orcade answers a second create of that id 409, taken as done). Then
+//! `task_metadata.bid_job_id` is written with the status `bidding`. The subjects see the job
+//! (its `bid_job_description`), never the `task_data`.
+//!
+//! **The roster** (§7.2), resolved once, for a `closed` or `mixed` job (an `open` job has none):
+//!
+//! | `task_assignment` | Roster |
+//! |---|---|
+//! | `bid_job_subject_ids` given (even `[]`) | that list, verbatim |
+//! | absent (or `null`), `topics` given and not empty | the subjects whose `topics` meet them |
+//! | neither (`topics` absent or `[]`: no narrowing) | every subject of the exchange |
+//! | `bid_job_mode: "mixed"` | the explicit list, then the topic matches not in it |
+//!
+//! **An empty roster fails the task at once**, `failed` with `task_output.error` naming why (an
+//! explicit `bid_job_subject_ids: []`, topics no subject has, an exchange with no subjects), and
+//! no bid job is created, so nobody gets a `bid_request`. Orcade refuses a closed job without
+//! subjects (400), and a job nobody may bid on could only end as §4's no-bids case
+//! (`no_valid_bids` → `failed`): the task ends as that case does, without a job and without
+//! waiting for the bidding time limit. The error says `no_valid_bids` so that a caller matching
+//! on it reads the same outcome.
 //!
 //! **Outcome**: Orcade's resolution event (in process, or a queue) names the job; polls with
 //! backoff on the assignment queue look anyway (an external Orcade sends no event); the
 //! deadline's one-shot schedule looks once more at the time limit. Each reads how the job
-//! stands and settles the task once (a write conditional on `bidding`):
+//! stands ([`crate::ports::Bidding::outcome`]) and settles the task once (a write conditional on
+//! `bidding`):
 //!
 //! | The job | The task |
 //! |---|---|
@@ -19,12 +35,31 @@
 //! | the `bid_winner` delivery failed | `failed`, the error and the result |
 //! | `no_valid_bids` | `failed` |
 //! | the evaluation failed, or the job is gone | `failed` |
+//! | closed with no winner, as read through Orcade §3's routes alone, for its grace period | `failed` (below) |
 //! | none of these by the deadline (`AGORA_BIDDING_TIMEOUT_MS`) | `failed`, naming the limit |
+//!
+//! **An Orcade that serves only §3's routes** (an upstream one at `ORCADE_URL`) shows a job's
+//! winner (its bid `is_winner`, then its `bid_winner` task result) but nothing that tells
+//! "evaluated, no winner" from "not evaluated yet": after either, the job is `closed` and no bid
+//! `is_winner`. The reading ([`BidOutcome::ClosedWithoutWinner`]): the first look that finds the
+//! job so records when (`closed_seen_at`), and the task fails once the job has stayed so for a
+//! grace period ([`BiddingLimits`]), each look in between coming at the end of it:
+//!
+//! * no bid on file passed the PQT (none, or all kept `bid_rejected`): no evaluation can name a
+//!   winner, since an evaluator sees accepted bids only and a winner must be one; this is the
+//!   spec's no-bids case, `no_valid_bids`. The grace (`no_bids_grace`, 2 s) only lets a bid
+//!   stored as the job closed show (Orcade's close and the fence on its bids are two writes).
+//! * some bids passed: the evaluation may still be running (the evaluator's time limit, retries
+//!   of a transient failure, Orcade's repair sweep), so the grace is long (`no_winner_grace`,
+//!   10 min); the error says no winner came, `no_valid_bids` or a failed evaluation.
+//!
+//! Agora's Orcade says exactly what its evaluation decided (in process, or its extra route over
+//! HTTP), so none of this waits there.
 
 use crate::error::XchangeError;
 use crate::flows::assign::{finish, AssignOutcome};
 use crate::ports::{BidOutcome, Bidding, BiddingError, Clock, OneShotSchedules, WorkQueue};
-use crate::repo::Repo;
+use crate::repo::{BiddingRecord, Repo};
 use crate::work::Assignment;
 use agora_xchange_schema::{new_id, ExchangeTask, TaskStatus};
 use serde_json::{json, Map, Value};
@@ -39,7 +74,8 @@ pub fn deadline_schedule_name(task_id: &str) -> String {
     format!("xchange-bidding-{task_id}")
 }
 
-/// Bidding's time limit and how often it looks at a job with no event.
+/// Bidding's time limit, how often it looks at a job with no event, and how long a job read
+/// through Orcade §3's routes alone stays closed with no winner before the task fails.
 #[derive(Debug, Clone, Copy)]
 pub struct BiddingLimits {
     /// From the job's creation to the task's failure (`AGORA_BIDDING_TIMEOUT_MS`, 24 h).
@@ -47,11 +83,23 @@ pub struct BiddingLimits {
     /// The first poll's delay; each next one doubles, up to `poll_cap`.
     pub first_poll: Duration,
     pub poll_cap: Duration,
+    /// A job closed with no bid on file that passed its PQT: no evaluation can name a winner;
+    /// this covers only a bid stored as the job closed (2 s).
+    pub no_bids_grace: Duration,
+    /// A job closed with accepted bids and no winner: its evaluation may still be running (the
+    /// evaluator's time limit, retries of a transient failure, Orcade's repair sweep) (10 min).
+    pub no_winner_grace: Duration,
 }
 
 impl Default for BiddingLimits {
     fn default() -> Self {
-        Self { timeout: Duration::from_secs(24 * 3600), first_poll: Duration::from_secs(1), poll_cap: Duration::from_secs(60) }
+        Self {
+            timeout: Duration::from_secs(24 * 3600),
+            first_poll: Duration::from_secs(1),
+            poll_cap: Duration::from_secs(60),
+            no_bids_grace: Duration::from_secs(2),
+            no_winner_grace: Duration::from_secs(600),
+        }
     }
 }
 
@@ -64,6 +112,33 @@ pub enum Settle {
     Waiting { after: Duration },
     /// The task is not (or no longer) bidding, or no task has this job.
     NotBidding,
+}
+
+/// The error of a job read through Orcade §3's routes alone that stayed closed with no winner
+/// for its grace period.
+fn no_winner_error(accepted_bids: usize, grace: Duration) -> String {
+    if accepted_bids == 0 {
+        "the bid job found no valid bids (no_valid_bids): it closed with no bid on file that passed its PQT".into()
+    } else {
+        format!(
+            "the bid job closed with no winner (no_valid_bids, or an evaluation that failed): none of its {accepted_bids} accepted \
+             bids is_winner and no bid_winner result came within {} ms of its close (Orcade's routes of §3 do not say which)",
+            grace.as_millis()
+        )
+    }
+}
+
+/// What an explicit empty roster is called in a task's error.
+const EXPLICIT_EMPTY: &str = "task_metadata.task_assignment.bid_job_subject_ids is [] (an explicit empty roster)";
+
+/// Why a task with no roster fails at once.
+const NO_ROSTER: &str = "no subject could bid, so the job could only end with no valid bids (no_valid_bids); no bid job was created";
+
+/// A bid job's roster, or why it has none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Roster {
+    Subjects(Vec<String>),
+    Empty(String),
 }
 
 /// The bidding flow.
@@ -148,34 +223,51 @@ impl Bidder {
             }
         }
         if mode != "open" {
-            let roster = self.roster(a, mode == "mixed").await?;
-            if roster.is_empty() {
-                let topics = strings(a, "topics");
-                return Ok(Err(format!("the bid job has no roster: no subject of the exchange has any of the topics {topics:?}")));
+            match self.roster(a, mode == "mixed").await? {
+                Roster::Subjects(roster) => {
+                    body.insert("bid_job_subject_ids".into(), json!(roster));
+                }
+                Roster::Empty(why) => return Ok(Err(format!("the bid job has no roster: {why}; {NO_ROSTER}"))),
             }
-            body.insert("bid_job_subject_ids".into(), json!(roster));
         }
         Ok(Ok(Value::Object(body)))
     }
 
-    /// §7.2's roster, resolved once.
-    async fn roster(&self, a: &Map<String, Value>, mixed: bool) -> Result<Vec<String>, XchangeError> {
-        let explicit = strings(a, "bid_job_subject_ids");
+    /// §7.2's roster, resolved once: the explicit `bid_job_subject_ids` when the key is given
+    /// (verbatim, `[]` included), else the topic matches, else (neither key) every subject;
+    /// `mixed` takes the union of the explicit list and the topic matches.
+    async fn roster(&self, a: &Map<String, Value>, mixed: bool) -> Result<Roster, XchangeError> {
+        // `null` is an absent key (the SDK sends the key only when given; Orcade reads a null
+        // optional as omitted).
+        let explicit = a.get("bid_job_subject_ids").filter(|v| !v.is_null()).map(|_| strings(a, "bid_job_subject_ids"));
         let topics = strings(a, "topics");
-        if !explicit.is_empty() && !mixed {
-            return Ok(explicit);
+        match explicit {
+            Some(list) if !mixed => {
+                return Ok(if list.is_empty() { Roster::Empty(EXPLICIT_EMPTY.into()) } else { Roster::Subjects(list) });
+            }
+            None if topics.is_empty() => {
+                let every: Vec<String> = self.repo.subjects().await?.into_iter().map(|s| s.subject_id).collect();
+                return Ok(if every.is_empty() { Roster::Empty("the exchange has no subjects".into()) } else { Roster::Subjects(every) });
+            }
+            _ => {}
         }
-        let subjects = self.repo.subjects().await?;
-        if topics.is_empty() && explicit.is_empty() {
-            return Ok(subjects.into_iter().map(|s| s.subject_id).collect());
-        }
-        let mut roster = explicit;
-        for s in subjects.into_iter().filter(|s| s.has_topic_in(&topics)) {
-            if !roster.contains(&s.subject_id) {
-                roster.push(s.subject_id);
+        let explicit_given = explicit.is_some();
+        let mut roster = explicit.unwrap_or_default();
+        if !topics.is_empty() {
+            for s in self.repo.subjects().await?.into_iter().filter(|s| s.has_topic_in(&topics)) {
+                if !roster.contains(&s.subject_id) {
+                    roster.push(s.subject_id);
+                }
             }
         }
-        Ok(roster)
+        if !roster.is_empty() {
+            return Ok(Roster::Subjects(roster));
+        }
+        Ok(Roster::Empty(match (explicit_given, topics.is_empty()) {
+            (true, true) => format!("{EXPLICIT_EMPTY} and no topics are given"),
+            (true, false) => format!("{EXPLICIT_EMPTY} and no subject of the exchange has any of the topics {topics:?}"),
+            (false, _) => format!("no subject of the exchange has any of the topics {topics:?}"),
+        }))
     }
 
     /// Queues the next poll of a bidding task.
@@ -207,6 +299,22 @@ impl Bidder {
         match self.repo.bidding_of_job(bid_job_id).await? {
             Some(record) => self.settle(&record.task_id).await,
             None => Ok(Settle::NotBidding),
+        }
+    }
+
+    /// Waiting, until the deadline (and at most `within`); `Err` the time limit's error once it
+    /// has passed.
+    fn wait(&self, record: &BiddingRecord, within: Option<Duration>) -> Result<Settle, String> {
+        let now = self.clock.now();
+        match record.deadline() {
+            Some(deadline) if deadline > now => {
+                let left = (deadline - now).to_std().unwrap_or_default();
+                Ok(Settle::Waiting { after: within.map_or(left, |w| w.min(left)) })
+            }
+            _ => Err(format!(
+                "the bidding time limit passed: the bid job had no winner within {} ms (AGORA_BIDDING_TIMEOUT_MS)",
+                self.limits.timeout.as_millis()
+            )),
         }
     }
 
@@ -247,24 +355,24 @@ impl Bidder {
                 (TaskStatus::Failed, json!({"error": format!("the bid job's evaluation failed: {why}"), "bid_job_id": job}))
             }
             BidOutcome::Gone => (TaskStatus::Failed, json!({"error": "the bid job no longer exists", "bid_job_id": job})),
-            BidOutcome::Pending => {
+            BidOutcome::ClosedWithoutWinner { accepted_bids } => {
                 let now = self.clock.now();
-                match record.deadline() {
-                    Some(deadline) if deadline > now => {
-                        return Ok(Settle::Waiting { after: (deadline - now).to_std().unwrap_or_default() });
+                let seen = self.repo.closed_seen(task_id, now).await?;
+                let grace = if accepted_bids == 0 { self.limits.no_bids_grace } else { self.limits.no_winner_grace };
+                let left = grace.saturating_sub((now - seen).to_std().unwrap_or_default());
+                if left.is_zero() {
+                    (TaskStatus::Failed, json!({"error": no_winner_error(accepted_bids, grace), "bid_job_id": job}))
+                } else {
+                    match self.wait(&record, Some(left)) {
+                        Ok(settle) => return Ok(settle),
+                        Err(error) => (TaskStatus::Failed, json!({"error": error, "bid_job_id": job})),
                     }
-                    _ => (
-                        TaskStatus::Failed,
-                        json!({
-                            "error": format!(
-                                "the bidding time limit passed: the bid job had no winner within {} ms (AGORA_BIDDING_TIMEOUT_MS)",
-                                self.limits.timeout.as_millis()
-                            ),
-                            "bid_job_id": job,
-                        }),
-                    ),
                 }
             }
+            BidOutcome::Pending => match self.wait(&record, None) {
+                Ok(settle) => return Ok(settle),
+                Err(error) => (TaskStatus::Failed, json!({"error": error, "bid_job_id": job})),
+            },
         };
         if finish(&self.repo, task_id, &[TaskStatus::Bidding], status, output).await? {
             tracing::info!(task_id, bid_job_id = %job, status = status.as_str(), "bidding task settled");

@@ -2,10 +2,13 @@
 //! assignment queued; the answer is the task as stored, before any assignment work.
 //!
 //! Function mode's selector runs here, inline (§4), with `{"task", "subjects"}` (every subject,
-//! by `subject_id`); the subject it names is kept in `task_metadata.assigned_subject_id` and the
-//! delegate round trip still runs from the queue. A selector that fails, or names no subject of
-//! the exchange, stores the task `failed` with `task_output.error` saying why, and the answer is
-//! a 400 ([`XchangeError::SelectionFailed`]).
+//! by `subject_id`), and the task's `parameters` as every selector gets them: a builtin as its
+//! parameters, one that runs elsewhere (HTTP, Lambda, registry) as the input's `parameters` when
+//! the task gives some, a registry function also as its job's `parameters`
+//! ([`agora_xchange_schema::hook_io`]). The subject it names is kept in
+//! `task_metadata.assigned_subject_id` and the delegate round trip still runs from the queue. A
+//! selector that fails, or names no subject of the exchange, stores the task `failed` with
+//! `task_output.error` saying why, and the answer is a 400 ([`XchangeError::SelectionFailed`]).
 //!
 //! `builtin:round-robin` takes the subject after the one it chose last, the last choice being
 //! swapped in the store by a conditional write (retried when another task moved it first): so
@@ -16,6 +19,7 @@ use crate::hooks::{Hook, XchangeHooks, XchangeInput};
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::Repo;
 use crate::work::Assignment;
+use agora_schema::HookTarget;
 use agora_store::{Change, StoreError};
 use agora_xchange_rules::Selector;
 use agora_xchange_schema::{
@@ -102,7 +106,7 @@ impl TaskIntake {
         let parameters = task.assignment().get("parameters").and_then(Value::as_object).unwrap_or(&empty);
         let spec = FunctionSpec::from_id(function_id);
         let builtin = match spec.target() {
-            Ok(Some(agora_schema::HookTarget::Builtin { name, .. })) => Selector::find(name),
+            Ok(Some(HookTarget::Builtin { name, .. })) => Selector::find(name),
             _ => None,
         };
         let out = match builtin {
@@ -115,7 +119,14 @@ impl TaskIntake {
                 Err(why) => return Ok(Err(format!("{function_id}: {why}"))),
             },
             None => {
-                let input = XchangeInput::Selector(SelectorInput { task, subjects: &subjects });
+                // The parameters travel in the input, whatever the mode; a registry function also
+                // gets them where the registry takes a job's parameters.
+                let input = SelectorInput::new(task, &subjects);
+                let mut spec = spec;
+                if let (Some(given), true) = (input.parameters, matches!(spec.target(), Ok(Some(HookTarget::Function { .. })))) {
+                    spec.0.insert("parameters".into(), Value::Object(given.clone()));
+                }
+                let input = XchangeInput::Selector(input);
                 match self.hooks.run(Hook::Selector, &spec, &task.task_id, &input).await {
                     Ok(out) => out,
                     Err(e) => return Ok(Err(format!("the selector {function_id} failed: {e}"))),

@@ -1,13 +1,20 @@
-//! Subjects (§3): create, read, PATCH with dotted paths (the answer is the subject as stored
-//! after it), delete. A `task_evaluation_function` is checked against this deployment when it
-//! is set, so that open mode never meets a function it cannot run.
+//! Subjects (§3): create, read, PATCH, delete. A `task_evaluation_function` is checked against
+//! this deployment when it is set, so that open mode never meets a function it cannot run.
+//!
+//! PATCH is the spec's raw `$set` ([`agora_xchange_schema::patch`]): any field or dotted path,
+//! fields the subject does not define included, checked against the document as stored (read
+//! first, so that a path through a value that is not an object is a 400 naming it). The answer,
+//! like `GET /subjects/{id}`, is the document as stored after it, extra fields included. A
+//! change the store refuses all the same (a concurrent PATCH made a path unwalkable in
+//! between; a value MongoDB cannot hold, such as an integer beyond 64 bits) is a 400 with the
+//! store's reason, which names the path.
 
 use crate::error::XchangeError;
 use crate::hooks::{Hook, XchangeHooks};
 use crate::repo::Repo;
 use agora_store::{Change, Json, StoreError};
-use agora_xchange_schema::{new_id, parse_subject_patch, parse_subject_request, ExchangeSubject};
-use serde_json::Value;
+use agora_xchange_schema::{new_id, parse_subject_patch, parse_subject_request, ExchangeSubject, ValidationErrors};
+use serde_json::{Map, Value};
 
 const ID_ATTEMPTS: usize = 4;
 
@@ -50,16 +57,24 @@ impl Subjects {
     }
 
     /// `PATCH /subjects/{id}`.
+    #[tracing::instrument(skip_all, fields(subject_id = id))]
     pub async fn patch(&self, id: &str, body: &Value) -> Result<Json, XchangeError> {
         let unknown = || XchangeError::UnknownSubject(id.to_owned());
-        let current = self.repo.subject(id).await?.ok_or_else(unknown)?;
+        let stored = self.repo.subject_raw(id).await?.ok_or_else(unknown)?;
+        let current: Map<String, Value> = serde_json::from_str(stored.get())?;
         let set = parse_subject_patch(body, &current).map_err(XchangeError::InvalidPatch)?;
         if let Some(function_id) = set.get("task_evaluation_function").and_then(Value::as_str) {
             self.check_acceptance(function_id)?;
         }
-        if !self.repo.update_subject(id, &Change::set(&set)).await? {
-            return Err(unknown());
+        match self.repo.update_subject(id, &Change::set(&set)).await {
+            Ok(true) => {}
+            Ok(false) => return Err(unknown()),
+            Err(StoreError::InvalidDocument { reason, .. }) => {
+                return Err(XchangeError::InvalidPatch(ValidationErrors::single("", format!("The store refused the change: {reason}"))))
+            }
+            Err(e) => return Err(e.into()),
         }
+        tracing::info!(fields = set.len(), "subject patched");
         self.repo.subject_raw(id).await?.ok_or_else(unknown)
     }
 

@@ -191,22 +191,29 @@ async fn every_route_refuses_bad_input_by_name_and_changes_nothing() {
     let (status, body) = server.get(&format!("/subjects/{at_limit}")).await;
     assert_eq!(status, 404, "{body}");
 
-    // PATCH: the id, unknown fields, paths not below the objects, nulls, wrong types, nothing.
+    // PATCH (a raw $set: unknown fields are stored): the ids, operators, paths the store cannot
+    // take, overlapping paths, values that would leave the subject unreadable, nothing.
     for (patch, needle) in [
         (json!({"subject_id": "other"}), "subject_id"),
-        (json!({"colour": 1}), "colour"),
+        (json!({"subject_id": "bi-subject"}), "subject_id"),
+        (json!({"_id": "x"}), "_id"),
+        (json!({"$set": {"colour": 1}}), "$set"),
+        (json!({"colour.$inc": 1}), "colour.$inc"),
         (json!({"topics.0": "x"}), "topics.0"),
+        (json!({"topics.x": "x"}), "topics.x"),
         (json!({"task_evaluation_function.x": "x"}), "task_evaluation_function.x"),
         (json!({"subject_metadata..owner": 1}), "subject_metadata..owner"),
         (json!({"subject_metadata.": 1}), "subject_metadata."),
-        (json!({"subject_metadata": null}), "subject_metadata"),
+        (json!({"a\u{0}b": 1}), "NUL"),
+        (json!({"colour": 1, "colour.shade": 2}), "colour.shade"),
+        (json!({"subject_metadata.owner.name": "b"}), "subject_metadata.owner.name"),
         (json!({"subject_metadata": [1]}), "subject_metadata"),
         (json!({"subject_capabilities": "all"}), "subject_capabilities"),
         (json!({"topics": "t"}), "topics"),
         (json!({"topics": [1]}), "topics"),
         (json!({"task_evaluation_function": 5}), "task_evaluation_function"),
         (json!({"task_evaluation_function": "builtin:nope"}), "task_evaluation_function"),
-        (json!({"subject_metadata.owner": "b", "colour": 1}), "colour"),
+        (json!({"subject_metadata.owner": "b", "_id": 1}), "_id"),
         (json!({}), "at least one field"),
     ] {
         let answer = server.send(Method::PATCH, "/subjects/bi-subject", Some(&patch)).await;

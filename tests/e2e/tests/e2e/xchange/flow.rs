@@ -115,7 +115,7 @@ async fn function_mode_builtins_choose_first_by_capability_and_in_turn() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_http_selector_gets_exactly_the_task_and_every_subject_sorted() {
+async fn an_http_selector_gets_exactly_the_task_every_subject_sorted_and_the_parameters() {
     // The selector picks the subject the task's data names.
     let selector =
         StubServer::json(|r| (200, json!({"selected_subject_id": r.json["task"]["task_data"]["pick"], "reason": "asked"}))).await;
@@ -135,7 +135,8 @@ async fn an_http_selector_gets_exactly_the_task_and_every_subject_sorted() {
     assert_eq!(calls.len(), 1, "the selector runs once, inline");
     let input = &calls[0].json;
     assert_eq!(calls[0].method, "POST");
-    assert_eq!(keys(input), ["subjects", "task"], "exactly §4's input: {input}");
+    assert_eq!(keys(input), ["parameters", "subjects", "task"], "§4's input and the task's parameters: {input}");
+    assert_eq!(input["parameters"], json!({"k": 1}), "as a builtin selector gets them");
     let sorted: Vec<Value> = registered.values().cloned().collect();
     assert_eq!(input["subjects"], json!(sorted), "every subject, sorted by subject_id, as stored");
     assert_eq!(input["task"]["task_id"], json!("sel-task-1"));

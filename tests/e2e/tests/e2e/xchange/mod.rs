@@ -2,9 +2,12 @@
 //! each assignment mode from `POST /tasks` to a final status, with delegate systems, selectors
 //! and acceptance functions played by real HTTP servers and bidding through this server's
 //! Orcade; every route of §3 in its envelope; concurrent tasks delivered once each; bad input
-//! refused by name with nothing stored changed; a `kill -9` loses no acknowledged task.
+//! refused by name with nothing stored changed; a `kill -9` loses no acknowledged task; what
+//! existing clients rely on (`compat`); an Orcade elsewhere, Agora's or one serving only its
+//! spec's routes (`remote_orcade`).
 
 mod bad_input;
+mod compat;
 mod concurrency;
 mod crash;
 mod flow;
