@@ -3,6 +3,8 @@
 //! HTTP servers that play hooks.
 
 pub mod crash;
+pub mod delegate;
+pub mod fromisoformat;
 pub mod lambda;
 pub mod load;
 pub mod template;

@@ -2,6 +2,7 @@
 //! Run one service's tests with a filter: `cargo test -p agora-e2e --test e2e -- voting::`.
 
 mod access;
+mod clients;
 mod orcade;
 mod voting;
 mod xchange;

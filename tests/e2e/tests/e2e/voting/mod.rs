@@ -7,5 +7,6 @@ mod crash;
 mod flow;
 mod hook_modes;
 mod live_stream;
+mod pqt_calls;
 mod queries;
 mod round_trips;
