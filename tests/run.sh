@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what the tests need, starts the real
 # servers they talk to, then runs the format and lint checks, every test of the workspace, the
-# SAM template checks and the Lambda build.
+# SAM template checks, the Lambda build and the deployed-shape suite on those zips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,3 +38,9 @@ AGORA_E2E_STORE=dynamodb cargo test --locked -p agora-e2e "${e2e_suite[@]}"
 # Deployment: the template's checks, then every function built as a Lambda zip.
 ./tests/deploy/check-template.sh
 ./tests/deploy/build-functions.sh
+
+# The stack as deployed: template.yaml run by the harness of tests/deployed (the zips above
+# behind a Lambda Runtime API, the HTTP and WebSocket APIs, SQS event sources, Scheduler
+# one-shots and rate rules against moto), on both stores; the real one-minute rate once.
+./tests/deployed/run.sh --store mongodb --fast-only
+./tests/deployed/run.sh --store dynamodb
