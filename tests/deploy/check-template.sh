@@ -105,7 +105,8 @@ def check_environment():
         props = resource.get("Properties", {})
         if resource.get("Type") != "AWS::Serverless::Function":
             continue
-        serves_http = any(e.get("Type") == "HttpApi" for e in props.get("Events", {}).values())
+        # The $default route's function (no Path) reads no caller: it only says 404 or 405.
+        serves_http = any(e.get("Type") == "HttpApi" and "Path" in e.get("Properties", {}) for e in props.get("Events", {}).values())
         wanted = {**http, **claims} if serves_http else {**live, **claims} if name == "VotingLiveStreamFunction" else {}
         variables = props.get("Environment", {}).get("Variables", {})
         for variable, value in wanted.items():
@@ -208,8 +209,16 @@ for case, values, out in CASES:
     with open(out, encoding="utf-8") as f:
         check_translation(case, json.load(f), resolve)
 
-# The rule that stops a deploy with auth on and nothing to check tokens against.
-for case, values, refused in [("defaults", {}, True), ("auth on with an issuer", ISSUER, False), ("auth off", {"AuthEnabled": "false"}, False)]:
+# The rules that stop a deploy with auth on and nothing to check tokens against, or on MongoDB
+# without its connection string.
+SECRET = {"MongoUriSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:agora/mongodb-uri-AbCdEf"}
+for case, values, refused in [
+    ("defaults", {}, True),
+    ("auth on with an issuer, no MongoDB secret", ISSUER, True),
+    ("auth on with an issuer", {**ISSUER, **SECRET}, False),
+    ("auth off", {"AuthEnabled": "false", **SECRET}, False),
+    ("auth off, DynamoDB", {"AuthEnabled": "false", "StoreKind": "dynamodb"}, False),
+]:
     resolve = Resolver(source, values)
     failed = [
         a["AssertDescription"] for rule in source.get("Rules", {}).values()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 RSA_ALGS = {"RS256", "RS384", "RS512"}
 INTEGRATION_TIMEOUT = 30.0  # the HTTP API's maximum integration timeout
 MAX_EVENT = 6 * 1024 * 1024  # Lambda's synchronous invocation payload limit
+DEFAULT_ROUTE = "$default"  # the route of requests no other route matched
 
 
 @dataclass
@@ -44,7 +45,7 @@ class Route:
 
     @property
     def key(self) -> str:
-        return f"{self.method} {self.path}"
+        return DEFAULT_ROUTE if self.path == DEFAULT_ROUTE else f"{self.method} {self.path}"
 
     def match(self, path: str) -> dict | None:
         parts = [s for s in path.split("/") if s != ""]
@@ -229,11 +230,15 @@ class HttpApi:
     def route_for(self, method: str, path: str) -> tuple[Route, dict] | None:
         found = []
         for r in self.routes:
+            if r.path == DEFAULT_ROUTE:
+                continue
             params = r.match(path)
             if params is not None and (r.method == method or r.method == "ANY"):
                 found.append((r.specificity(), r, params))
         if not found:
-            return None
+            # API Gateway's `$default` route takes every request no other route matched.
+            default = next((r for r in self.routes if r.path == DEFAULT_ROUTE), None)
+            return (default, {}) if default else None
         found.sort(key=lambda x: x[0])
         return found[0][1], found[0][2]
 

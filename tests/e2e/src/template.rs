@@ -10,10 +10,11 @@ pub fn http_routes(prefix: &str) -> Vec<(String, String, String)> {
         if let Some(rest) = line.split("Binary: ").nth(1) {
             binary = rest.trim_end_matches(['}', ' ']).to_owned();
         }
-        if let (true, Some(method), Some(path)) = (binary.starts_with(prefix), line.split("Method: ").nth(1), line.split("Path: \"").nth(1))
-        {
+        if let (true, Some(method), Some(path)) = (binary.starts_with(prefix), line.split("Method: ").nth(1), line.split("Path: ").nth(1)) {
             let method = method.split(',').next().unwrap_or_default().trim().to_owned();
-            routes.push((binary.clone(), method, path.split('"').next().unwrap_or_default().to_owned()));
+            // Quoted (`"/bid-jobs/{bid_job_id}"`) or not (`/submit-vote`).
+            let path = path.trim_end_matches(['}', ' ']).trim_matches('"');
+            routes.push((binary.clone(), method, path.to_owned()));
         }
     }
     routes

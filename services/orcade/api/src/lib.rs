@@ -13,7 +13,7 @@ pub use body::body_limit;
 pub use error::ApiError;
 pub use routes::{
     close_routes, create_routes, edit_routes, flow_router, no_route, query_routes, router, routes, spec_query_routes, spec_routes,
-    submit_routes, with_fallbacks, with_limits, wrong_method, Flow,
+    submit_routes, with_fallbacks, with_limits, wrong_method, Flow, PATHS,
 };
 
 use axum::http::header::CONTENT_TYPE;

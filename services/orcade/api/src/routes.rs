@@ -289,6 +289,23 @@ pub async fn no_route(method: Method, uri: Uri) -> Response {
     ApiError::with_status(StatusCode::NOT_FOUND, format!("No route for {method} {}", uri.path())).into_response()
 }
 
+/// Every path the service routes, in axum's syntax (as template.yaml's routes write them): a
+/// front door that answers requests no route took (the HTTP API's `$default`) says 405 for
+/// these, in this service's shape.
+pub const PATHS: [&str; 11] = [
+    "/bid-jobs",
+    "/bid-jobs/query",
+    "/bid-jobs/by-tags",
+    "/bid-jobs/{bid_job_id}",
+    "/bid-jobs/{bid_job_id}/close",
+    "/bid-jobs/{bid_job_id}/bids",
+    "/bid-jobs/{bid_job_id}/task-results",
+    "/bid-jobs/{bid_job_id}/evaluation",
+    "/bids/query",
+    "/bids/{bid_id}",
+    "/bid-task-results/query",
+];
+
 /// The answer to a method the path does not take.
 pub async fn wrong_method(method: Method, uri: Uri) -> Response {
     ApiError::with_status(StatusCode::METHOD_NOT_ALLOWED, format!("Method {method} is not allowed on {}", uri.path())).into_response()

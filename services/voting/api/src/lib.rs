@@ -11,7 +11,7 @@ mod routes;
 pub use error::ApiError;
 pub use routes::{
     create_routes, flow_router, no_route, parse_routes, query_routes, router, routes, vote_routes, with_fallbacks, with_limits,
-    wrong_method, Flow,
+    wrong_method, Flow, PATHS,
 };
 
 use axum::http::header::CONTENT_TYPE;

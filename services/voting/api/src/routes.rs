@@ -168,6 +168,20 @@ pub async fn no_route(method: Method, uri: Uri) -> Response {
     (StatusCode::NOT_FOUND, JsonResponse(json!({ "error": format!("No route for {method} {}", uri.path()) }))).into_response()
 }
 
+/// Every path the service routes, in axum's syntax (as template.yaml's routes write them): a
+/// front door that answers requests no route took (the HTTP API's `$default`) says 405 for
+/// these, in this service's shape.
+pub const PATHS: [&str; 8] = [
+    "/submit-social-choice-task",
+    "/parse-social-choice-task",
+    "/submit-vote",
+    "/get-status/{social_task_id}",
+    "/get-report/{social_task_id}",
+    "/get-full-task-bundle/{social_task_id}",
+    "/is-live-streaming-enabled/{social_task_id}",
+    "/generic-query/{collection}",
+];
+
 /// The answer to a method the path does not take.
 pub async fn wrong_method(method: Method, uri: Uri) -> Response {
     (StatusCode::METHOD_NOT_ALLOWED, JsonResponse(json!({ "error": format!("Method {method} is not allowed on {}", uri.path()) })))

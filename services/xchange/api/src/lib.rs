@@ -12,5 +12,5 @@ pub use body::body_limit;
 pub use error::ApiError;
 pub use routes::{
     flow_router, no_route, query_routes, router, routes, serves, subject_routes, submit_routes, with_fallbacks, with_limits, wrong_method,
-    Flow,
+    Flow, PATHS,
 };
