@@ -291,11 +291,16 @@ pub fn identifier(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
 }
 
 /// A client-chosen document id: an [`identifier`] (so at most [`MAX_ID_CHARS`] characters) with
-/// no `/` and no control character, so that it addresses the document in a URL path.
-pub fn document_id(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<String> {
+/// no `/` and no control character, so that it addresses the document in a URL path, and none
+/// of `route_words`, the fixed segments that stand where the id does in the service's paths
+/// (`/tasks/query`): a document with such an id could never be read, changed or deleted.
+pub fn document_id(r: &mut Reader<'_>, path: &str, v: &Value, route_words: &[&str]) -> Option<String> {
     let s = identifier(r, path, v)?;
     if s.chars().any(|c| c == '/' || c.is_control()) {
         r.fail(path, format!("must not hold '/' or control characters (it is used in URL paths), got {s:?}"));
+        None
+    } else if route_words.contains(&s.as_str()) {
+        r.fail(path, format!("must not be {s:?}: the routes read it as a word of their own ({})", route_words.join(", ")));
         None
     } else {
         Some(s)
@@ -358,8 +363,13 @@ mod tests {
         // Too long is said before the surrounding whitespace, whose message would show the id.
         let padded = json!(format!(" {}", "x".repeat(200)));
         assert_eq!(run(|r| identifier(r, "creator", &padded)).1, ["section.creator must be at most 128 characters, got 201"]);
-        assert_eq!(run(|r| document_id(r, "id", &id)).1, ["section.id must be at most 128 characters, got 129"]);
-        assert_eq!(run(|r| document_id(r, "id", &json!("x".repeat(128)))).1, Vec::<String>::new());
+        assert_eq!(run(|r| document_id(r, "id", &id, &[])).1, ["section.id must be at most 128 characters, got 129"]);
+        assert_eq!(run(|r| document_id(r, "id", &json!("x".repeat(128)), &[])).1, Vec::<String>::new());
+        assert_eq!(
+            run(|r| document_id(r, "id", &json!("query"), &["query", "by-tags"])).1,
+            ["section.id must not be \"query\": the routes read it as a word of their own (query, by-tags)"]
+        );
+        assert_eq!(run(|r| document_id(r, "id", &json!("queries"), &["query"])).1, Vec::<String>::new());
     }
 
     #[test]

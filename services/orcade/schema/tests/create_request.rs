@@ -301,6 +301,11 @@ fn ids_must_be_usable() {
     refused_on(&with(closed_request(), "bid_job_id", Some(json!("a/b"))), "bid_job_id", "'/'");
     refused_on(&with(closed_request(), "bid_job_id", Some(json!("x".repeat(129)))), "bid_job_id", "at most 128 characters");
     assert_eq!(parse(&with(closed_request(), "bid_job_id", Some(json!("job-1")))).unwrap().bid_job_id, "job-1");
+    // `/bid-jobs/query` and `/bid-jobs/by-tags` are routes of their own: such a job could never be read.
+    for word in ["query", "by-tags"] {
+        refused_on(&with(closed_request(), "bid_job_id", Some(json!(word))), "bid_job_id", "the routes read it as a word of their own");
+    }
+    assert!(parse(&with(closed_request(), "bid_job_id", Some(json!("query-1")))).is_ok());
 }
 
 #[test]

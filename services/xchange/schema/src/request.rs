@@ -33,6 +33,10 @@ use serde_json::{Map, Value};
 pub const TASK_FIELDS: [&str; 7] =
     ["task_id", "task_assignment_type", "task_data", "task_assignment_status", "task_metadata", "taski_creation_time", "task_output"];
 
+/// The fixed segment that stands where a task's or subject's id does in §3's paths
+/// (`/tasks/query`, `/subjects/query`): refused as an id.
+pub const ROUTE_WORDS: [&str; 1] = ["query"];
+
 /// Every field of a subject, in the order of §2.2.
 pub const SUBJECT_FIELDS: [&str; 5] = ["subject_id", "subject_metadata", "task_evaluation_function", "subject_capabilities", "topics"];
 
@@ -61,7 +65,7 @@ pub fn parse_task_request(body: &Value, fresh_id: &str, now: DateTime<Utc>) -> R
     }
     let id = match r.get("task_id") {
         None => Some(fresh_id.to_owned()),
-        Some(v) => document_id(&mut r, "task_id", v),
+        Some(v) => document_id(&mut r, "task_id", v, &ROUTE_WORDS),
     };
     let mode = match r.required("task_assignment_type") {
         None => None,
@@ -180,7 +184,7 @@ pub fn parse_subject_request(body: &Value, fresh_id: &str) -> Result<ExchangeSub
     }
     let id = match r.get("subject_id") {
         None => Some(fresh_id.to_owned()),
-        Some(v) => document_id(&mut r, "subject_id", v),
+        Some(v) => document_id(&mut r, "subject_id", v, &ROUTE_WORDS),
     };
     let mut subject = ExchangeSubject { subject_id: id.clone().unwrap_or_default(), ..ExchangeSubject::default() };
     for (key, value) in obj.iter().filter(|(k, v)| k.as_str() != "subject_id" && !v.is_null()) {
@@ -240,6 +244,14 @@ mod tests {
         assert_eq!(task.assignment_str("subject_id"), Some("s1"));
         assert_eq!(task.task_output, Map::new());
         assert_eq!(crate::Entity::to_dict(&task)["taski_creation_time"], json!("2026-09-17T10:15:32.000000"));
+    }
+
+    #[test]
+    fn an_id_the_routes_read_as_a_word_is_refused() {
+        let task = json!({"task_id": "query", "task_assignment_type": "open", "task_data": {}});
+        assert!(errors_of(parse_task_request(&task, "f", now())).contains("task_id must not be \"query\""));
+        assert!(errors_of(parse_subject_request(&json!({"subject_id": "query"}), "f")).contains("subject_id must not be \"query\""));
+        assert_eq!(parse_subject_request(&json!({"subject_id": "query-agent"}), "f").unwrap().subject_id, "query-agent");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `POST /bid-jobs` (§3): a BidJob's fields (§2.1) in, the job to store out.
 //!
-//! * `bid_job_id` is the client's when given (an id usable in a URL path), else `fresh_id`.
+//! * `bid_job_id` is the client's when given (an id usable in a URL path, not `query` or
+//!   `by-tags`, which §3's paths read as words of their own), else `fresh_id`.
 //! * Required: `bid_job_evaluator_id` (a function id, not `""`), `bid_job_creator_id`.
 //! * Objects, `{}` when absent or `null` (the upstream SDK sends no `bid_job_metadata` unless its
 //!   caller gives one): `bid_job_metadata`, `bid_job_description`, `bid_job_name`; any other
@@ -48,6 +49,10 @@ pub const BID_JOB_FIELDS: [&str; 16] = [
     "bid_job_tags",
 ];
 
+/// The fixed segments that stand where a job's id does in §3's paths (`/bid-jobs/query`,
+/// `/bid-jobs/by-tags`): refused as ids.
+pub const ROUTE_WORDS: [&str; 2] = ["query", "by-tags"];
+
 /// The longest `bid_job_max_time`: 100 years of seconds (365.25 days a year).
 pub const MAX_TIME_LIMIT: i64 = 3_155_760_000;
 
@@ -67,7 +72,7 @@ pub fn parse_create_request(
 
     let id = match r.get("bid_job_id") {
         None => Some(fresh_id.to_owned()),
-        Some(v) => document_id(&mut r, "bid_job_id", v),
+        Some(v) => document_id(&mut r, "bid_job_id", v, &ROUTE_WORDS),
     };
     let metadata = optional_object(&mut r, "bid_job_metadata");
     let description = optional_object(&mut r, "bid_job_description");
