@@ -1,9 +1,15 @@
 //! The live stream on AWS (§3.5): `live-stream` serves the WebSocket API's routes (`$connect`,
 //! `$disconnect`, and every client message on `$default`, a subscribe request), `live-push`
 //! consumes the live queue (changes to push now, refreshes due). Both are thin: the stream
-//! itself is [`agora_voting_core::live::LiveStreams`].
+//! itself is [`agora_voting_core::live::LiveStreams`], whose messages keep within API Gateway's
+//! 128 KB (full updates while the task's bundle fits, compact ones after: see
+//! [`agora_voting_core::live::protocol`]).
+//!
+//! With authentication on, `$connect` accepts the tokens the HTTP API's JWT authorizer accepts,
+//! no more: RSA-signed ones (RS256, RS384, RS512; [`CONNECT_ALGORITHMS`]), so that a token works
+//! at both doors or at neither.
 
-use agora_auth::verify::Verifier;
+use agora_auth::verify::{Algorithms, Verifier};
 use agora_auth::{AuthError, Caller};
 use agora_voting_core::live::{LiveMessage, LiveStreams, Refreshed};
 use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
@@ -14,6 +20,17 @@ use std::sync::Arc;
 
 /// The query parameter a `$connect` carries its token in.
 pub const TOKEN_QUERY_PARAMETER: &str = "access_token";
+
+/// The token algorithms `$connect` accepts with `AGORA_AUTH=jwt-authorizer`: those of the HTTP
+/// API's JWT authorizer, which AWS documents as validating RSA-based algorithms only.
+pub const CONNECT_ALGORITHMS: Algorithms = Algorithms::Rsa;
+
+/// `voting-live-stream`'s token verifier ([`crate::wiring::live_verifier_from_env`]: with
+/// `AGORA_AUTH` on, which is `jwt-authorizer`), accepting [`CONNECT_ALGORITHMS`] only.
+pub async fn connect_verifier_from_env() -> Result<Option<Verifier>, agora_runtime::BoxError> {
+    let verifier = crate::wiring::live_verifier_from_env().await?;
+    Ok(verifier.map(|v| v.with_algorithms(CONNECT_ALGORITHMS)))
+}
 
 fn status(code: i64) -> ApiGatewayProxyResponse {
     let mut response = ApiGatewayProxyResponse::default();

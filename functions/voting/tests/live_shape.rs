@@ -39,30 +39,41 @@ fn ws_event(route: &str, connection_id: &str, body: Option<&str>) -> aws_lambda_
     .expect("WebSocket event")
 }
 
-/// API Gateway's `@connections` endpoint: records every call, answers 410 for gone clients.
+/// API Gateway's `@connections` endpoint: records every call, answers 410 for gone clients
+/// and 413 to the posts of refused ones (as API Gateway refuses a message over 128 KB).
 struct Connections {
     server: StubServer,
     gone: Arc<Mutex<HashSet<String>>>,
+    refused: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Connections {
     async fn start() -> Self {
         let gone: Arc<Mutex<HashSet<String>>> = Arc::default();
-        let left = gone.clone();
+        let refused: Arc<Mutex<HashSet<String>>> = Arc::default();
+        let (left, refusing) = (gone.clone(), refused.clone());
         let server = StubServer::start(Duration::ZERO, move |r| {
             let id = connection_of(&r.path);
             if left.lock().unwrap().contains(&id) {
                 let headers = vec![("x-amzn-errortype".to_owned(), "GoneException".to_owned())];
                 return (410, headers, br#"{"message":"Gone"}"#.to_vec());
             }
+            if r.method == "POST" && refusing.lock().unwrap().contains(&id) {
+                let headers = vec![("x-amzn-errortype".to_owned(), "PayloadTooLargeException".to_owned())];
+                return (413, headers, br#"{"message":"Message too long"}"#.to_vec());
+            }
             (200, Vec::new(), Vec::new())
         })
         .await;
-        Self { server, gone }
+        Self { server, gone, refused }
     }
 
     fn leave(&self, connection_id: &str) {
         self.gone.lock().unwrap().insert(connection_id.to_owned());
+    }
+
+    fn refuse(&self, connection_id: &str) {
+        self.refused.lock().unwrap().insert(connection_id.to_owned());
     }
 
     /// The messages posted to `connection_id` so far, as JSON.
@@ -361,6 +372,85 @@ async fn a_second_request_replaces_the_first_and_a_refused_one_ends_it() {
     assert_eq!(connections.posted("E5=").len(), posts, "nothing sent after the refusal");
 }
 
+/// A task whose bundle is over API Gateway's 128 KB: every message is a compact update within
+/// the limit, each with the votes since the connection's last one (recorded in its
+/// subscription), the final one before the close; a post API Gateway refuses (other than 410
+/// Gone) closes the connection and forgets the subscription, at the first update and later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn past_the_message_limit_updates_are_compact_and_a_refused_post_ends_the_stream() {
+    use agora_voting_core::live::protocol::MAX_MESSAGE_BYTES;
+    let Stack { voting, streams, live, connections } = Stack::start().await;
+    let mut request = example_request();
+    request["subject_spec"]["description"] = json!("x".repeat(160 * 1024));
+    let id = voting.create_task(&request).await.expect("create");
+    voting.start_task(&id).await.expect("start");
+    live.delete(&live.receive(1).await).await;
+    let ok = |r: aws_lambda_events::event::apigw::ApiGatewayProxyResponse| assert_eq!(r.status_code, 200);
+    let subscribe = json!({"social_task_id": id, "refresh_interval": 60}).to_string();
+
+    // A client whose first update is refused: closed, forgotten.
+    connections.refuse("BAD1=");
+    ok(handle_websocket(&streams, None, ws_event("$default", "BAD1=", Some(&subscribe))).await);
+    assert_eq!(connections.calls("BAD1=", "POST").len(), 1);
+    assert!(connections.closed("BAD1="), "closed when its update was refused");
+    assert!(subscription(&voting, "BAD1=").await.is_none());
+
+    for conn in ["BIG1=", "BAD2="] {
+        ok(handle_websocket(&streams, None, ws_event("$default", conn, Some(&subscribe))).await);
+    }
+    let first = &connections.posted("BIG1=")[0];
+    assert_eq!(first["data"]["task"]["status"], "started");
+    assert_eq!(first["data"]["votes"], json!([]));
+    assert_eq!(first["compact"]["left_out"], json!(["subject_spec", "evaluation_input"]));
+    assert_eq!(first["compact"]["read"]["bundle"]["path"], format!("/get-full-task-bundle/{id}"));
+
+    // A vote is pushed as the change since the last update; BAD2's push is refused: closed.
+    connections.refuse("BAD2=");
+    let push = || async {
+        let mut pushed = 0;
+        for _ in 0..5 {
+            let got = live.receive(1).await;
+            if got.is_empty() {
+                break;
+            }
+            assert!(handle_batch(&streams, sqs_event(&got)).await.batch_item_failures.is_empty());
+            live.delete(&got).await;
+            pushed += got.len();
+        }
+        pushed
+    };
+    let first_vote = vote_body(&id, REVIEWERS[0], json!({"selected_option": "agent-translator-02"}));
+    voting.submit_vote(&first_vote).await.expect("vote");
+    assert!(push().await > 0);
+    let posted = connections.posted("BIG1=");
+    assert_eq!(posted.len(), 2);
+    assert_eq!(posted[1]["data"]["votes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(posted[1]["data"]["votes"][0]["vote_id"], first_vote["vote_id"]);
+    assert_eq!((posted[1]["compact"]["votes_from"].as_u64(), posted[1]["compact"]["votes_to"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(subscription(&voting, "BIG1=").await.expect("subscribed").votes_sent, 1);
+    assert!(connections.closed("BAD2="), "closed when a push was refused");
+    assert!(subscription(&voting, "BAD2=").await.is_none());
+
+    // The other votes complete the task: the final compact update, then the close.
+    for reviewer in &REVIEWERS[1..] {
+        voting.submit_vote(&vote_body(&id, reviewer, json!({"selected_option": "agent-translator-02"}))).await.expect("vote");
+    }
+    assert!(format!("{:?}", voting.evaluate_task(&id).await.expect("evaluate")).contains("Completed"));
+    push().await;
+    let posted = connections.posted("BIG1=");
+    let last = posted.last().unwrap();
+    assert_eq!(last["data"]["task"]["status"], "complete");
+    assert_eq!(last["compact"]["vote_count"], 3);
+    let ids: HashSet<_> =
+        posted.iter().flat_map(|m| m["data"]["votes"].as_array().unwrap().clone()).map(|v| v["vote_id"].clone()).collect();
+    assert_eq!(ids.len(), 3, "every vote came in some update");
+    assert!(connections.closed("BIG1="));
+    assert!(subscription(&voting, "BIG1=").await.is_none());
+    for r in connections.server.received("/@connections/") {
+        assert!(r.body.len() <= MAX_MESSAGE_BYTES, "a post of {} bytes", r.body.len());
+    }
+}
+
 /// With authentication on (API Gateway's WebSocket APIs have no JWT authorizer, so the function
 /// verifies the token itself), `$connect` is accepted with a verified token in the
 /// `access_token` query parameter or the `Authorization` header, and refused 401 without one or
@@ -379,7 +469,9 @@ async fn connect_needs_a_verified_token_when_authentication_is_on() {
         audience: AUDIENCE.into(),
         rules: Default::default(),
     };
-    let verifier = Verifier::new(config).await.expect("verifier");
+    let verifier = Verifier::new(config.clone()).await.expect("verifier");
+    // voting-live-stream's own (connect_verifier_from_env): the HTTP API authorizer's algorithms.
+    let rsa_only = Verifier::new(config).await.expect("verifier").with_algorithms(agora_voting_functions::live::CONNECT_ALGORITHMS);
     let _ = std::fs::remove_file(&pem);
 
     let connect = |query: Value, headers: Value| {
@@ -398,4 +490,9 @@ async fn connect_needs_a_verified_token_when_authentication_is_on() {
     let expired = sign(&key, &with(claims("agent-viewer"), json!({"exp": agora_test_tokens::now() - 3600})));
     assert_eq!(status(connect(json!({"access_token": expired}), json!({}))).await, 401, "expired");
     assert_eq!(status(ws_event("$disconnect", "AUTH=", None)).await, 200, "no token needed after $connect");
+
+    // Behind the HTTP API's authorizer (RSA-based algorithms only), this ES256 token is refused
+    // at $connect as it is over HTTP.
+    let connect_rsa_only = handle_websocket(&streams, Some(&rsa_only), connect(json!({"access_token": token}), json!({}))).await;
+    assert_eq!(connect_rsa_only.status_code, 401);
 }

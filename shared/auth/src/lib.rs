@@ -4,7 +4,9 @@
 //!   from the request context, give the caller through [`ClaimRules::caller`];
 //! * on the local server, [`verify::Verifier`] (feature `verify`) checks the bearer token itself
 //!   (RS256 or ES256; keys from a JWKS URL, cached and refreshed on an unknown `kid`, or from a
-//!   PEM file; issuer, audience, expiry and not-before) and then reads its claims the same way.
+//!   PEM file; issuer, audience, expiry and not-before) and then reads its claims the same way;
+//!   so does the AWS live stream's `$connect`, with the RSA algorithms alone
+//!   ([`verify::Algorithms::Rsa`]), the ones the HTTP API's authorizer accepts.
 //!
 //! The claim that names the subject is configurable (default `sub`), and a scope (default
 //! `agora:admin`) marks operators. Refusals are [`AuthError`]s: each says what is wrong and
@@ -45,7 +47,7 @@ pub enum AuthError {
     Missing,
     #[error("the bearer token is malformed: {0}")]
     Malformed(String),
-    #[error("the token's algorithm {0} is not accepted (RS256 or ES256)")]
+    #[error("the token's algorithm {0} is not accepted")]
     Algorithm(String),
     #[error("the token has expired")]
     Expired,

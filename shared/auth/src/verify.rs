@@ -1,7 +1,11 @@
 //! Bearer tokens verified by Agora itself (the local server; on AWS the JWT authorizer does it).
 //!
-//! * Algorithms: RS256 and ES256 only. `alg: none`, every HMAC algorithm (so a token "signed"
-//!   with HS256 and a public key as the secret) and a key of the other family are refused.
+//! * Algorithms: RS256 and ES256 by default ([`Algorithms::Rs256Es256`], the local server), or
+//!   the RSA family alone, RS256, RS384 and RS512 ([`Algorithms::Rsa`]), where a door must
+//!   accept exactly what API Gateway's HTTP API JWT authorizer accepts (it validates RSA-based
+//!   algorithms only): the live stream's `$connect` on AWS. `alg: none`, every HMAC algorithm (so
+//!   a token "signed" with HS256 and a public key as the secret), an algorithm outside the set
+//!   and a key of the other family are refused.
 //! * Keys: a JWKS URL (`AGORA_AUTH_JWKS_URL`), read at start-up and kept; a token whose `kid`
 //!   is not among them makes one new read of the set (at most one every
 //!   [`MIN_REFRESH_INTERVAL`]), so a rotated key is taken up and an unknown one is refused
@@ -88,11 +92,62 @@ impl VerifierConfig {
     }
 }
 
-/// A trusted key and the one algorithm it verifies.
+/// The token algorithms a verifier accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Algorithms {
+    /// RS256, and ES256 (P-256): the local server's verifier, at both its doors.
+    #[default]
+    Rs256Es256,
+    /// The RSA family, RS256, RS384 and RS512: what API Gateway's HTTP API JWT authorizer
+    /// accepts ("only RSA-based algorithms"), for a door beside it that must accept the same
+    /// tokens (the live stream's `$connect` on AWS).
+    Rsa,
+}
+
+impl Algorithms {
+    /// The algorithms accepted.
+    pub fn accepted(self) -> &'static [Algorithm] {
+        match self {
+            Algorithms::Rs256Es256 => &[Algorithm::RS256, Algorithm::ES256],
+            Algorithms::Rsa => &[Algorithm::RS256, Algorithm::RS384, Algorithm::RS512],
+        }
+    }
+
+    /// The accepted algorithms in words, for refusals.
+    pub fn names(self) -> &'static str {
+        match self {
+            Algorithms::Rs256Es256 => "RS256 or ES256",
+            Algorithms::Rsa => "RS256, RS384 or RS512",
+        }
+    }
+}
+
+/// A key's family: which token algorithms it can verify at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Rsa,
+    /// EC P-256: ES256.
+    P256,
+}
+
+/// A trusted key, its family, and the one algorithm its JWK names (`alg`), if it names one.
 #[derive(Clone)]
 struct Key {
     key: DecodingKey,
-    alg: Algorithm,
+    family: Family,
+    alg: Option<Algorithm>,
+}
+
+impl Key {
+    /// Whether this key verifies tokens of `alg`: of its family, and its JWK's `alg` if named.
+    fn verifies(&self, alg: Algorithm) -> bool {
+        let family = match alg {
+            Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 => Family::Rsa,
+            Algorithm::ES256 => Family::P256,
+            _ => return false,
+        };
+        family == self.family && self.alg.is_none_or(|named| named == alg)
+    }
 }
 
 /// The keys, and when the set was last read.
@@ -104,6 +159,8 @@ struct Keys {
 /// Verifies bearer tokens. Cheap to share (`Arc`); verification takes no lock across an await.
 pub struct Verifier {
     config: VerifierConfig,
+    /// The token algorithms accepted.
+    algorithms: Algorithms,
     /// The PEM file's key, for any `kid`.
     single: Option<Key>,
     keys: RwLock<Keys>,
@@ -156,6 +213,7 @@ impl Verifier {
         };
         let verifier = Verifier {
             config,
+            algorithms: Algorithms::default(),
             single,
             keys: RwLock::new(Keys { by_kid: HashMap::new(), read_at: Instant::now() }),
             refresh: tokio::sync::Mutex::new(()),
@@ -178,6 +236,18 @@ impl Verifier {
     pub fn with_min_refresh(mut self, interval: Duration) -> Self {
         self.min_refresh = interval;
         self
+    }
+
+    /// The same verifier, accepting tokens of `algorithms` only (default
+    /// [`Algorithms::Rs256Es256`]).
+    pub fn with_algorithms(mut self, algorithms: Algorithms) -> Self {
+        self.algorithms = algorithms;
+        self
+    }
+
+    /// The token algorithms accepted.
+    pub fn algorithms(&self) -> Algorithms {
+        self.algorithms
     }
 
     pub fn config(&self) -> &VerifierConfig {
@@ -233,10 +303,11 @@ impl Verifier {
 
     /// Verifies `token` (its signature, then its claims); its caller and its `exp`.
     async fn verify_fully(&self, token: &str) -> Result<(Caller, Option<i64>), AuthError> {
-        let (alg, kid) = header(token)?;
+        let (alg, kid) = header(token, self.algorithms)?;
         let key = self.key_for(alg, kid.as_deref()).await?;
-        if key.alg != alg {
-            return Err(AuthError::Algorithm(format!("{alg:?} with a key for {:?}", key.alg)));
+        if !key.verifies(alg) {
+            let named = key.alg.map_or_else(|| format!("{:?}", key.family), |a| format!("{a:?}"));
+            return Err(AuthError::Algorithm(format!("{alg:?} with a key for {named}")));
         }
         self.checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut validation = Validation::new(alg);
@@ -252,7 +323,7 @@ impl Verifier {
             ErrorKind::InvalidIssuer => AuthError::WrongIssuer,
             ErrorKind::InvalidAudience => AuthError::WrongAudience,
             ErrorKind::InvalidSignature => AuthError::BadSignature,
-            ErrorKind::InvalidAlgorithm => AuthError::Algorithm(format!("{alg:?}")),
+            ErrorKind::InvalidAlgorithm => AuthError::Algorithm(format!("{alg:?} (accepted: {})", self.algorithms.names())),
             ErrorKind::MissingRequiredClaim(claim) => AuthError::Invalid(format!("the {claim:?} claim is required")),
             _ => AuthError::Invalid(e.to_string()),
         })?;
@@ -290,7 +361,9 @@ impl Verifier {
         self.keys.read().expect("keys lock").by_kid.get(kid).cloned()
     }
 
-    /// Reads the JWKS: its RS256 and ES256 (P-256) keys with a `kid`; others are left out.
+    /// Reads the JWKS: its RSA keys (for RS256, RS384 and RS512, or the one their `alg` names)
+    /// and EC P-256 keys (ES256) with a `kid`; others are left out. Which algorithms a token may
+    /// use is [`Algorithms`]' business, checked before a key is looked up.
     async fn read_jwks(&self, url: &str) -> Result<HashMap<String, Key>, String> {
         self.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let response = self.http.get(url).send().await.map_err(|e| format!("unreachable: {e}"))?;
@@ -302,16 +375,19 @@ impl Verifier {
         let mut keys = HashMap::new();
         for jwk in &set.keys {
             let Some(kid) = jwk.common.key_id.clone() else { continue };
-            let alg = match (&jwk.algorithm, jwk.common.key_algorithm) {
-                (AlgorithmParameters::RSA(_), None | Some(KeyAlgorithm::RS256)) => Algorithm::RS256,
+            let (family, alg) = match (&jwk.algorithm, jwk.common.key_algorithm) {
+                (AlgorithmParameters::RSA(_), None) => (Family::Rsa, None),
+                (AlgorithmParameters::RSA(_), Some(KeyAlgorithm::RS256)) => (Family::Rsa, Some(Algorithm::RS256)),
+                (AlgorithmParameters::RSA(_), Some(KeyAlgorithm::RS384)) => (Family::Rsa, Some(Algorithm::RS384)),
+                (AlgorithmParameters::RSA(_), Some(KeyAlgorithm::RS512)) => (Family::Rsa, Some(Algorithm::RS512)),
                 (AlgorithmParameters::EllipticCurve(ec), None | Some(KeyAlgorithm::ES256)) if ec.curve == EllipticCurve::P256 => {
-                    Algorithm::ES256
+                    (Family::P256, Some(Algorithm::ES256))
                 }
                 _ => continue,
             };
             match DecodingKey::from_jwk(jwk) {
                 Ok(key) => {
-                    keys.insert(kid, Key { key, alg });
+                    keys.insert(kid, Key { key, family, alg });
                 }
                 Err(e) => tracing::warn!(%kid, error = %e, "a JWKS key was left out"),
             }
@@ -325,19 +401,19 @@ fn unix_now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
-/// The key of a PEM file: RSA (RS256) or EC P-256 (ES256).
+/// The key of a PEM file: RSA (the RS family) or EC P-256 (ES256).
 fn pem_key(pem: &[u8]) -> Result<Key, String> {
     if let Ok(key) = DecodingKey::from_rsa_pem(pem) {
-        return Ok(Key { key, alg: Algorithm::RS256 });
+        return Ok(Key { key, family: Family::Rsa, alg: None });
     }
     match DecodingKey::from_ec_pem(pem) {
-        Ok(key) => Ok(Key { key, alg: Algorithm::ES256 }),
+        Ok(key) => Ok(Key { key, family: Family::P256, alg: Some(Algorithm::ES256) }),
         Err(e) => Err(format!("not an RSA or EC public key in PEM: {e}")),
     }
 }
 
-/// The token's algorithm (RS256 or ES256, else refused) and key id.
-fn header(token: &str) -> Result<(Algorithm, Option<String>), AuthError> {
+/// The token's algorithm (one of `accepted`, else refused) and key id.
+fn header(token: &str, accepted: Algorithms) -> Result<(Algorithm, Option<String>), AuthError> {
     use base64::Engine as _;
     let first = token.split('.').next().unwrap_or_default();
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -345,11 +421,17 @@ fn header(token: &str) -> Result<(Algorithm, Option<String>), AuthError> {
         .map_err(|_| AuthError::Malformed("its header is not base64url".into()))?;
     let header: Value = serde_json::from_slice(&bytes).map_err(|_| AuthError::Malformed("its header is not JSON".into()))?;
     let alg = header.get("alg").and_then(Value::as_str).unwrap_or_default();
+    let refused = || AuthError::Algorithm(format!("{alg:?} (accepted: {})", accepted.names()));
     let alg = match alg {
         "RS256" => Algorithm::RS256,
+        "RS384" => Algorithm::RS384,
+        "RS512" => Algorithm::RS512,
         "ES256" => Algorithm::ES256,
-        other => return Err(AuthError::Algorithm(format!("{other:?}"))),
+        _ => return Err(refused()),
     };
+    if !accepted.accepted().contains(&alg) {
+        return Err(refused());
+    }
     if token.split('.').count() != 3 {
         return Err(AuthError::Malformed("a JWT has three parts".into()));
     }

@@ -170,3 +170,37 @@ async fn a_token_seen_is_not_checked_again_until_it_expires() {
     assert_eq!(verifier.signature_checks(), 4, "an expired token is checked each time");
     assert_eq!(verifier.verified(&lapsing), None, "an expired token is never taken as verified");
 }
+
+/// Behind API Gateway's HTTP API, whose JWT authorizer validates RSA-based algorithms only, a
+/// verifier of [`Algorithms::Rsa`] accepts the same: RS256, RS384 and RS512, never ES256; the
+/// default (the local server) keeps RS256 and ES256.
+#[tokio::test]
+async fn the_rsa_set_takes_what_the_http_apis_authorizer_takes_and_the_default_keeps_rs256_and_es256() {
+    use agora_auth::verify::Algorithms;
+    use jsonwebtoken::Algorithm;
+    let (rs256, ec) = (TestKey::rs256("rsa-1"), TestKey::es256("ec-1"));
+    // An RSA key whose JWK names no algorithm: any of the RS family.
+    let mut any_rsa = TestKey::rs256("rsa-any");
+    any_rsa.jwk.as_object_mut().unwrap().remove("alg");
+    let server = Jwks::start(vec![rs256.jwk.clone(), ec.jwk.clone(), any_rsa.jwk.clone()]).await;
+    let as_alg = |key: &TestKey, alg| TestKey { alg, ..key.clone() };
+
+    let rsa = Verifier::new(config(KeySource::Jwks(server.url.clone()))).await.expect("verifier").with_algorithms(Algorithms::Rsa);
+    assert_eq!(rsa.algorithms(), Algorithms::Rsa);
+    assert_eq!(rsa.verify(&sign(&rs256, &claims("a"))).await, Ok(caller("a", false)));
+    for alg in [Algorithm::RS256, Algorithm::RS384, Algorithm::RS512] {
+        assert_eq!(rsa.verify(&sign(&as_alg(&any_rsa, alg), &claims("b"))).await, Ok(caller("b", false)), "{alg:?}");
+    }
+    let refused = rsa.verify(&sign(&ec, &claims("c"))).await;
+    assert!(matches!(&refused, Err(AuthError::Algorithm(a)) if a.contains("ES256") && a.contains("RS256, RS384 or RS512")), "{refused:?}");
+    // A key whose JWK names RS256 verifies RS256 alone.
+    let refused = rsa.verify(&sign(&as_alg(&rs256, Algorithm::RS384), &claims("d"))).await;
+    assert!(matches!(&refused, Err(AuthError::Algorithm(a)) if a.contains("RS384")), "{refused:?}");
+
+    let default = Verifier::new(config(KeySource::Jwks(server.url.clone()))).await.expect("verifier");
+    assert_eq!(default.algorithms(), Algorithms::Rs256Es256);
+    assert_eq!(default.verify(&sign(&ec, &claims("e"))).await, Ok(caller("e", false)));
+    assert_eq!(default.verify(&sign(&any_rsa, &claims("f"))).await, Ok(caller("f", false)));
+    let refused = default.verify(&sign(&as_alg(&any_rsa, Algorithm::RS512), &claims("g"))).await;
+    assert!(matches!(&refused, Err(AuthError::Algorithm(a)) if a.contains("RS512") && a.contains("RS256 or ES256")), "{refused:?}");
+}

@@ -1,6 +1,9 @@
-//! The live stream of §3.5 over WebSocket: a full task bundle at least every
-//! `refresh_interval` seconds, at once when a vote is stored or the status changes, and a final
-//! one when the task is complete.
+//! The live stream of §3.5 over WebSocket: an update at least every `refresh_interval` seconds,
+//! at once when a vote is stored or the status changes, and a final one when the task is
+//! complete. The messages are those of the AWS stream (`agora_voting_core::live::protocol`):
+//! the full task bundle while it fits in a message of `MAX_MESSAGE_BYTES`, then compact updates
+//! (the task, the votes since the last update, counts, and how to read the rest). The server
+//! itself has no message limit; it keeps to the protocol's so that one client reads both.
 
 use agora_voting_core::live::protocol::{error_message, parse_request, BAD_REQUEST, NOT_ENABLED};
 use agora_voting_core::{ChangeListener, Voting};
@@ -59,14 +62,18 @@ async fn serve(mut socket: WebSocket, state: LiveState) {
     }
     let mut changes = state.hub.tx.subscribe();
     let mut tick = tokio::time::interval(every);
+    // The votes (by position) this connection has been sent: where a compact update starts.
+    let mut votes_sent = 0;
     loop {
-        let update = match state.voting.queries().live_update(&id).await {
-            Ok(u) => u,
+        let update = match state.voting.queries().live_snapshot(&id).await {
+            Ok(snapshot) => snapshot.update_for(votes_sent),
             Err(e) => {
                 tracing::warn!(social_task_id = %id, error = %e, "live stream stopped");
+                let _ = socket.send(Message::Close(None)).await;
                 return;
             }
         };
+        votes_sent = update.votes_sent;
         if socket.send(Message::Text(Utf8Bytes::from(update.message))).await.is_err() || update.complete {
             let _ = socket.send(Message::Close(None)).await;
             return;

@@ -26,6 +26,35 @@ struct TaskHead<'a> {
     enable_live_streaming: bool,
 }
 
+/// A task's full bundle (§3.4) in its parts, each as stored: the three documents, and every vote
+/// in insertion order (the order `POST /generic-query/votes` pages through).
+#[derive(Debug, Clone)]
+pub struct BundleParts {
+    pub task: Json,
+    pub subject_spec: Option<Json>,
+    pub evaluation_input: Option<Json>,
+    pub votes: Vec<Json>,
+}
+
+impl BundleParts {
+    /// `{"task": ..., "subject_spec": ..., "evaluation_input": ..., "votes": [...]}`.
+    pub fn to_json(&self) -> Json {
+        #[derive(Serialize)]
+        struct Bundle<'a> {
+            task: &'a RawValue,
+            subject_spec: Option<&'a RawValue>,
+            evaluation_input: Option<&'a RawValue>,
+            votes: &'a [Json],
+        }
+        to_json(&Bundle {
+            task: &self.task,
+            subject_spec: self.subject_spec.as_deref(),
+            evaluation_input: self.evaluation_input.as_deref(),
+            votes: &self.votes,
+        })
+    }
+}
+
 /// The read flow: its only dependency is the store.
 #[derive(Clone)]
 pub struct Queries {
@@ -64,31 +93,17 @@ impl Queries {
 
     /// `GET /get-full-task-bundle/{id}`: the three documents and every vote.
     pub async fn get_full_task_bundle(&self, id: &str) -> Result<Json, VotingError> {
-        let task = self.task_doc(id).await?;
-        self.bundle_of(id, &task).await
+        Ok(self.bundle_parts(id).await?.to_json())
     }
 
-    /// The full task bundle, and the task's status as it was in that bundle.
-    pub(crate) async fn full_task_bundle_and_status(&self, id: &str) -> Result<(Json, Option<String>), VotingError> {
+    /// The parts of the task's full bundle, as stored.
+    pub async fn bundle_parts(&self, id: &str) -> Result<BundleParts, VotingError> {
         let task = self.task_doc(id).await?;
-        let status = serde_json::from_str::<TaskHead>(task.get())?.status;
-        Ok((self.bundle_of(id, &task).await?, status))
-    }
-
-    /// The bundle of the task whose document is `task`.
-    async fn bundle_of(&self, id: &str, task: &RawValue) -> Result<Json, VotingError> {
-        #[derive(Serialize)]
-        struct Bundle<'a> {
-            task: &'a RawValue,
-            subject_spec: Option<&'a RawValue>,
-            evaluation_input: Option<&'a RawValue>,
-            votes: &'a [Json],
-        }
         let store = self.repo.store();
         let subject_spec = store.get(SUBJECT_SPECS, id).await?;
         let evaluation_input = store.get(EVALUATION_INPUTS, id).await?;
         let votes = self.repo.all_votes_raw(id).await?;
-        Ok(to_json(&Bundle { task, subject_spec: subject_spec.as_deref(), evaluation_input: evaluation_input.as_deref(), votes: &votes }))
+        Ok(BundleParts { task, subject_spec, evaluation_input, votes })
     }
 
     /// `POST /generic-query/{collection}`: the `page` of the documents of one of the four

@@ -1,18 +1,19 @@
-//! The live stream of §3.5, for both front doors: the client protocol ([`protocol`]), and the
-//! stream served through a connection gateway with its state in the store ([`streams`], the AWS
-//! shape). The local server holds its WebSocket connections itself and uses [`protocol`] and
-//! [`Queries::live_update`] only.
+//! The live stream of §3.5, for both front doors: the client protocol ([`protocol`]: the
+//! request, the refusals, and the updates, full while the task's bundle fits in a message of
+//! [`protocol::MAX_MESSAGE_BYTES`], compact after), and the stream served through a connection
+//! gateway with its state in the store ([`streams`], the AWS shape). The local server holds its
+//! WebSocket connections itself and uses [`protocol`] and [`Queries::live_snapshot`] only, so
+//! both send the same messages.
 
 pub mod protocol;
 pub mod streams;
 
-pub use protocol::{LiveRequest, LiveUpdate};
+pub use protocol::{LiveRequest, LiveSnapshot, LiveUpdate};
 pub use streams::{LiveStreams, Refreshed, Subscribed, Subscription};
 
 use crate::error::VotingError;
 use crate::flows::query::Queries;
 use crate::ports::{ChangeListener, WorkQueue};
-use agora_voting_schema::TaskStatus;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -65,10 +66,10 @@ impl ChangeListener for QueuedChanges {
 }
 
 impl Queries {
-    /// The update a task's live streams get now: its full bundle, and whether it is complete.
-    pub async fn live_update(&self, social_task_id: &str) -> Result<LiveUpdate, VotingError> {
-        let (bundle, status) = self.full_task_bundle_and_status(social_task_id).await?;
-        Ok(LiveUpdate { message: protocol::update_message(&bundle), complete: status.as_deref() == Some(TaskStatus::Complete.as_str()) })
+    /// The task as its live streams see it now, from which each connection's update is made
+    /// ([`LiveSnapshot::update_for`]).
+    pub async fn live_snapshot(&self, social_task_id: &str) -> Result<LiveSnapshot, VotingError> {
+        Ok(LiveSnapshot::new(social_task_id, self.bundle_parts(social_task_id).await?))
     }
 }
 

@@ -7,8 +7,15 @@
 //! that subscribes again ends its earlier chain) and `seq`; handling it first moves the stored
 //! `seq` on with a conditional write, so a message the queue delivers twice is handled once and
 //! every connection has exactly one refresh chain.
+//!
+//! Every message keeps within API Gateway's limit ([`super::protocol`]: full updates while the
+//! bundle fits, compact ones after); a subscription records how many votes its connection has
+//! been sent (`votes_sent`), so that a compact update carries the changes since the last one.
+//! A message API Gateway does not take ends the stream: 410 Gone (the client left) forgets the
+//! subscription; any other failure (after the SDK's retries) also closes the connection
+//! (`@connections` DELETE), so a client is never left open and silent.
 
-use super::protocol::{error_message, parse_request, LiveUpdate, BAD_REQUEST, NOT_ENABLED};
+use super::protocol::{error_message, parse_request, LiveSnapshot, BAD_REQUEST, NOT_ENABLED};
 use super::LiveMessage;
 use crate::error::VotingError;
 use crate::flows::query::Queries;
@@ -40,6 +47,10 @@ pub struct Subscription {
     pub seq: u64,
     pub subscribed_at: String,
     pub expires_at: String,
+    /// How many votes (by position, see [`super::protocol`]) the connection has been sent: where
+    /// its next compact update starts.
+    #[serde(default)]
+    pub votes_sent: u64,
 }
 
 /// What a client's message led to.
@@ -53,6 +64,22 @@ pub enum Subscribed {
     Refused(&'static str),
     /// The client left before its first update.
     Gone,
+    /// The first update could not be sent: the connection was closed.
+    Failed,
+}
+
+/// What sending one update to one connection led to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delivered {
+    /// Sent; the stream goes on.
+    Sent,
+    /// The final update was sent, the connection closed and the subscription removed.
+    Final,
+    /// The client had left (410 Gone): the subscription is removed.
+    Gone,
+    /// API Gateway did not take the message: the connection is closed and the subscription
+    /// removed.
+    Failed,
 }
 
 /// What a refresh message led to.
@@ -108,11 +135,15 @@ impl LiveStreams {
             seq: 0,
             subscribed_at: format_datetime(&now),
             expires_at: format_datetime(&(now + SUBSCRIPTION_LIFETIME)),
+            votes_sent: 0,
         };
         self.store_subscription(&sub).await?;
-        let update = self.queries.live_update(id).await?;
-        if !self.deliver(&sub.connection_id, &update).await? {
-            return Ok(if update.complete { Subscribed::Finished } else { Subscribed::Gone });
+        let snapshot = self.queries.live_snapshot(id).await?;
+        match self.deliver(&sub, &snapshot).await? {
+            Delivered::Sent => {}
+            Delivered::Final => return Ok(Subscribed::Finished),
+            Delivered::Gone => return Ok(Subscribed::Gone),
+            Delivered::Failed => return Ok(Subscribed::Failed),
         }
         let next = LiveMessage::Refresh { connection_id: sub.connection_id.clone(), token: sub.token.clone(), seq: 0 };
         self.queue
@@ -135,18 +166,18 @@ impl LiveStreams {
         if subs.is_empty() {
             return Ok(0);
         }
-        let update = self.queries.live_update(social_task_id).await?;
+        let snapshot = self.queries.live_snapshot(social_task_id).await?;
         let subs: Vec<Subscription> = crate::repo::decode_all(&subs)?;
-        let sent = join_all(subs.iter().map(|s| self.deliver(&s.connection_id, &update))).await;
+        let sent = join_all(subs.iter().map(|s| self.deliver(s, &snapshot))).await;
         let mut delivered = 0;
         for (sub, result) in subs.iter().zip(sent) {
             match result {
-                Ok(true) => delivered += 1,
-                Ok(false) => {}
+                Ok(Delivered::Sent | Delivered::Final) => delivered += 1,
+                Ok(Delivered::Gone | Delivered::Failed) => {}
                 Err(e) => tracing::warn!(connection_id = %sub.connection_id, error = %e, "live update not pushed"),
             }
         }
-        tracing::debug!(social_task_id, subscriptions = subs.len(), delivered, complete = update.complete, "live change pushed");
+        tracing::debug!(social_task_id, subscriptions = subs.len(), delivered, complete = snapshot.complete(), "live change pushed");
         Ok(delivered)
     }
 
@@ -167,12 +198,8 @@ impl LiveStreams {
             self.forget(connection_id).await?;
             return Ok(Refreshed::Ended);
         }
-        let update = self.queries.live_update(&sub.social_task_id).await?;
-        if !self.deliver(connection_id, &update).await.unwrap_or_else(|e| {
-            // The connection may still be there: keep refreshing it.
-            tracing::warn!(connection_id, error = %e, "live refresh not sent");
-            true
-        }) {
+        let snapshot = self.queries.live_snapshot(&sub.social_task_id).await?;
+        if self.deliver(&sub, &snapshot).await? != Delivered::Sent {
             return Ok(Refreshed::Ended);
         }
         let next = LiveMessage::Refresh { connection_id: connection_id.to_owned(), token: token.to_owned(), seq: seq + 1 };
@@ -185,23 +212,40 @@ impl LiveStreams {
         Ok(Refreshed::Sent)
     }
 
-    /// Sends `update`; on the final update also closes the connection. Returns whether the
-    /// connection stays subscribed: `false` once it is gone or closed (its subscription is
-    /// then removed).
-    async fn deliver(&self, connection_id: &str, update: &LiveUpdate) -> Result<bool, VotingError> {
-        match self.gateway.send(connection_id, &update.message).await {
-            Ok(()) if update.complete => {
-                self.close(connection_id).await;
-                self.forget(connection_id).await?;
-                Ok(false)
+    /// Sends `sub`'s connection its update of `snapshot`, and records the votes it was sent.
+    /// The final update, a client gone and a message API Gateway did not take each end the
+    /// stream: the connection is closed (unless gone) and the subscription removed. Err only
+    /// when the subscription could not be removed.
+    async fn deliver(&self, sub: &Subscription, snapshot: &LiveSnapshot) -> Result<Delivered, VotingError> {
+        let connection_id = sub.connection_id.as_str();
+        let update = snapshot.update_for(usize::try_from(sub.votes_sent).unwrap_or(usize::MAX));
+        let delivered = match self.gateway.send(connection_id, &update.message).await {
+            Ok(()) if update.complete => Delivered::Final,
+            Ok(()) => {
+                let votes_sent = update.votes_sent as u64;
+                if votes_sent != sub.votes_sent {
+                    // Only this subscription (a newer request on the connection starts again).
+                    let mine = Filter::must(json!({ "token": sub.token }));
+                    let change = Change::set(&json!({ "votes_sent": votes_sent }));
+                    if let Err(e) = self.store.update(LIVE_SUBSCRIPTIONS, connection_id, &mine, &change).await {
+                        // The next update starts where this one did: votes sent again, none lost.
+                        tracing::warn!(connection_id, error = %e, "live stream's votes sent not recorded");
+                    }
+                }
+                return Ok(Delivered::Sent);
             }
-            Ok(()) => Ok(true),
             Err(GatewayError::Gone(_)) => {
                 self.forget(connection_id).await?;
-                Ok(false)
+                return Ok(Delivered::Gone);
             }
-            Err(e) => Err(VotingError::internal_caused("the connection failed", e)),
-        }
+            Err(e) => {
+                tracing::warn!(connection_id, bytes = update.message.len(), error = %e, "live update not taken by the gateway; the connection is closed");
+                Delivered::Failed
+            }
+        };
+        self.close(connection_id).await;
+        self.forget(connection_id).await?;
+        Ok(delivered)
     }
 
     async fn refuse(&self, connection_id: &str, message: &'static str) -> Result<Subscribed, VotingError> {

@@ -110,3 +110,60 @@ async fn refresh_intervals_outside_the_range_are_refused_and_the_server_goes_on(
     let first = next_json(&mut socket, Duration::from_secs(5)).await.expect("an update");
     assert_eq!(first["type"], "update");
 }
+
+/// The next text message as JSON (None when the stream closes), checked to be within the
+/// protocol's message limit.
+async fn next_within_limit(socket: &mut Socket) -> Option<Value> {
+    let text = loop {
+        match tokio::time::timeout(Duration::from_secs(5), socket.next()).await.expect("a message in time") {
+            Some(Ok(Message::Text(t))) => break t,
+            Some(Ok(Message::Close(_))) | None => return None,
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => panic!("websocket error: {e}"),
+        }
+    };
+    let limit = agora_voting_core::live::protocol::MAX_MESSAGE_BYTES;
+    assert!(text.len() <= limit, "a message of {} bytes", text.len());
+    Some(serde_json::from_str(text.as_str()).expect("JSON message"))
+}
+
+/// A task whose bundle is over API Gateway's 128 KB streams the messages it streams on AWS:
+/// compact updates within the limit, each with the votes since the last one, and the final
+/// one before the close. The local server has no such limit; it keeps the protocol's so that
+/// one client reads both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn past_the_message_limit_updates_are_compact_as_on_aws() {
+    let server = Server::start().await;
+    let mut request = public_request(2);
+    request["subject_spec"]["description"] = json!("x".repeat(160 * 1024));
+    let id = server.create(&request).await;
+    server.wait_for_status(&id, "started", Duration::from_secs(10)).await;
+
+    let url = format!("ws://{}/live-stream", server.running.addr);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("websocket connects");
+    socket.send(Message::Text(json!({"social_task_id": id, "refresh_interval": 60}).to_string().into())).await.expect("send");
+    let first = next_within_limit(&mut socket).await.expect("first update");
+    assert_eq!(first["type"], "update");
+    assert_eq!(first["data"]["task"]["social_task_id"], id.as_str());
+    assert_eq!(first["data"]["votes"], json!([]));
+    assert_eq!(first["compact"]["left_out"], json!(["subject_spec", "evaluation_input"]));
+    assert_eq!(first["compact"]["read"]["bundle"], json!({"method": "GET", "path": format!("/get-full-task-bundle/{id}")}));
+    let (_, bundle) = server.get(first["compact"]["read"]["bundle"]["path"].as_str().unwrap()).await;
+    assert_eq!(bundle["subject_spec"]["topic_description"].as_str().map(str::len), Some(160 * 1024), "the rest, over HTTP");
+
+    server.vote(&id, "streamer-1", json!({"selected_option": "agent-translator-01"})).await;
+    let pushed = next_within_limit(&mut socket).await.expect("pushed update");
+    assert_eq!(pushed["data"]["votes"].as_array().unwrap().len(), 1);
+    assert_eq!((pushed["compact"]["votes_from"].as_u64(), pushed["compact"]["votes_to"].as_u64()), (Some(0), Some(1)));
+
+    server.vote(&id, "streamer-2", json!({"selected_option": "agent-translator-01"})).await;
+    let mut last = Value::Null;
+    let mut votes = 1;
+    while let Some(update) = next_within_limit(&mut socket).await {
+        votes += update["data"]["votes"].as_array().unwrap().len();
+        last = update;
+    }
+    assert_eq!(last["data"]["task"]["status"], "complete", "the final update, then the close");
+    assert_eq!(last["compact"]["vote_count"], 2);
+    assert_eq!(votes, 2, "each vote sent once");
+}
