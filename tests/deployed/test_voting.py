@@ -1,12 +1,15 @@
 """Voting through the deployed shape: a task created to start now and one a few seconds ahead
-(the one-shot schedule or the sweep starts it), votes over the HTTP API, the evaluation from
+(its start timer or the sweep starts it), one further ahead than the timer queue's 15 minutes
+(a one-shot schedule a minute early), votes over the HTTP API, the evaluation from
 its queue, the report, the messages on the event bus, and the live stream's final update."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from flows import SOON, create_task, private_task, public_task, status_of, vote, wait_status
+from harness.client import paused_rate_rules
 
 REVIEWERS = ["agent-reviewer-01", "agent-reviewer-02", "agent-reviewer-03"]
 
@@ -74,15 +77,28 @@ def test_a_task_scheduled_ahead_starts_at_its_time_and_counts_only_qualified_vot
     assert len(report["votes"]) == 3
 
 
-def test_a_future_start_makes_a_one_shot_schedule_the_harness_fires_at_its_time(stack, admin):
+def test_a_start_beyond_the_timer_queues_15_minutes_gets_a_one_shot_schedule_a_minute_early(stack, admin):
     d = stack
-    task = create_task(d, private_task(start_in=30), admin)
+    start_in = 20 * 60
+    due = time.time() + start_in
+    task = create_task(d, private_task(start_in=start_in), admin)
     def made():
         return [s for s in d.stack.scheduler_driver.created if task in str(s.get("Target", {}).get("Input"))]
     schedule = d.wait_until("the task's one-shot schedule", 10, made)[0]
     assert schedule["GroupName"] == d.stack.physical("StartScheduleGroup")
     assert schedule["Target"]["Arn"] == d.stack.functions["VotingStartTasksFunction"].arn
     assert schedule["ActionAfterCompletion"] == "DELETE"
-    assert schedule["ScheduleExpression"].startswith("at(")
-    due = d.stack.scheduler_driver.due_time(schedule)
-    assert due is not None and due >= time.time() + 25
+    at = d.stack.scheduler_driver.due_time(schedule)
+    # A whole minute a minute or more before the time: Scheduler fires within that minute.
+    assert at is not None and due - 121 <= at <= due - 59 and at % 60 == 0, (at, due)
+    timer = json.loads(schedule["Target"]["Input"])
+    assert timer["body"] == {"social_task_id": task}, timer
+    # Fired (early, as planned): start-tasks sends the timer back to its timer queue for the rest
+    # of the wait, and the task stays scheduled.
+    with paused_rate_rules(d):
+        fired = d.run(d.stack.functions["VotingStartTasksFunction"].runtime.invoke(timer, source="scheduler (test)"), timeout=200)
+    assert fired.ok and fired.payload.get("deferred") == timer["timer"]["name"], (fired.payload, fired.error)
+    assert status_of(d, task, admin) == "scheduled"
+    queue = d.stack.physical("StartTimerQueue")
+    delayed = d.stack.sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["ApproximateNumberOfMessagesDelayed"])["Attributes"]
+    assert int(delayed["ApproximateNumberOfMessagesDelayed"]) >= 1, delayed

@@ -1,12 +1,17 @@
-//! `orcade-close-due`: fired by an open job's one-shot EventBridge Scheduler schedule
-//! `close-<bid_job_id>` at its `bid_job_closes_at` (input `{"bid_job_id": "..."}`,
-//! `agora_orcade_core::work::close_request`), and by the `rate(1 minute)` sweep rule (a scheduled
-//! event). A one-shot closes its job if it is due; the sweep closes every due open job whose
-//! schedule did not fire, then runs the repair sweep (jobs whose bids closed them but that are
-//! still open, and closed jobs whose evaluation is neither applied, under way nor queued). Each
-//! job is closed once, whichever comes first.
+//! `orcade-close-due`: fed by the close timer queue (an open job's close timer `close-<bid_job_id>`
+//! at its `bid_job_closes_at`, whose body is `{"bid_job_id": "..."}`,
+//! `agora_orcade_core::work::close_request`; see `agora_aws::timers`), fired by the job's one-shot
+//! EventBridge Scheduler schedule (the same timer, a minute or more early for a close more than
+//! 15 minutes ahead: it goes back to the timer queue for the rest of its wait) and by the
+//! `rate(1 minute)` sweep rule (a scheduled event). A timer closes its job if it is due; the
+//! sweep closes every due open job whose timer did not, then runs the repair sweep (jobs whose
+//! bids closed them but that are still open, and closed jobs whose evaluation is neither applied,
+//! under way nor queued). Each job is closed once, whichever comes first.
 
+use agora_aws::{Arrival, TimerTarget, Timers};
+use agora_orcade_core::ports::WorkOutcome;
 use agora_orcade_core::{Closer, OrcadeError, Repairer};
+use async_trait::async_trait;
 use serde_json::{json, Value};
 
 /// What an invocation of `orcade-close-due` asks for.
@@ -31,9 +36,14 @@ pub fn parse_close_event(v: &Value) -> CloseRequest {
     }
 }
 
-/// Handles one event; returns a summary for the invocation result.
-pub async fn handle(closer: &Closer, repairer: &Repairer, event: &Value) -> Result<Value, OrcadeError> {
-    match parse_close_event(event) {
+/// Handles one event other than the timer queue's; returns a summary for the invocation result.
+pub async fn handle(closer: &Closer, repairer: &Repairer, timers: &Timers, event: &Value) -> Result<Value, OrcadeError> {
+    let event = match timers.arrive(event).await {
+        Arrival::Due(event) => event,
+        Arrival::Deferred { name, due } => return Ok(json!({"deferred": name, "due": due})),
+        Arrival::Failed(reason) => return Err(OrcadeError::internal(reason)),
+    };
+    match parse_close_event(&event) {
         CloseRequest::Job(id) => {
             let closed = closer.close_job_if_due(&id).await?;
             Ok(json!({ "closed": if closed { vec![id] } else { vec![] } }))
@@ -45,6 +55,24 @@ pub async fn handle(closer: &Closer, repairer: &Repairer, event: &Value) -> Resu
                 "closed": closed,
                 "repaired": repaired.iter().map(|(id, stall)| json!({"bid_job_id": id, "stall": format!("{stall:?}")})).collect::<Vec<_>>(),
             }))
+        }
+    }
+}
+
+/// The close timer queue's work (`agora_aws::TimerQueueWork`): closes the job a due timer names,
+/// if it is due; a store error is retried.
+pub struct DueClose(pub Closer);
+
+#[async_trait]
+impl TimerTarget for DueClose {
+    async fn due(&self, body: &Value) -> WorkOutcome {
+        let CloseRequest::Job(id) = parse_close_event(body) else {
+            tracing::error!(%body, "close timer names no job: dropped");
+            return WorkOutcome::Done;
+        };
+        match self.0.close_job_if_due(&id).await {
+            Ok(_) => WorkOutcome::Done,
+            Err(e) => WorkOutcome::Retry(e.to_string()),
         }
     }
 }

@@ -3,8 +3,9 @@
 //! EventBridge Scheduler, a MongoDB-protocol server and a real HTTP delegate system. A closed job
 //! is created through `orcade-jobs`; its `bid_request`s come off the delivery queue into
 //! `orcade-deliver`; bids arrive through `orcade-submit-bid`; the evaluation message is consumed
-//! by `orcade-evaluate` twice at once; one winner, one `bid_winner`. An open job's one-shot
-//! close schedule exists on moto, and its input, given to `orcade-close-due`, closes the job.
+//! by `orcade-evaluate` twice at once; one winner, one `bid_winner`. An open job's close timer
+//! arrives on the close timer queue at its `bid_job_closes_at`, and `orcade-close-due`, fed by
+//! the queue, closes the job.
 //! Bad requests get the envelope of §3 from the functions as from the local server.
 //!
 //! Needs the servers `./tests/run.sh` starts: `MONGODB_URI` and `AGORA_AWS_ENDPOINT`.
@@ -13,9 +14,9 @@ use agora_e2e::lambda::{self, handle_redelivered as deliver_redelivered, require
 use agora_e2e::StubServer;
 use agora_orcade_core::work::close_schedule_name;
 use agora_orcade_core::{DeliveryWork, EvaluationWork};
+use agora_orcade_functions::close_due::DueClose;
 use agora_orcade_functions::{close_due, wiring, HttpFunction};
 use serde_json::{json, Value};
-use std::time::Duration;
 
 /// The three HTTP functions, each built from the environment as its Lambda builds it.
 struct Functions {
@@ -85,6 +86,7 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
     };
     let evaluations = queue(format!("orcade-evaluations-{suffix}")).await;
     let deliveries = queue(format!("orcade-deliveries-{suffix}")).await;
+    let close_timers = queue(format!("orcade-close-timers-{suffix}")).await;
     let group = format!("orcade-closes-{suffix}");
     scheduler.create_schedule_group().name(&group).send().await.expect("schedule group");
     let delegate = StubServer::json(|request| {
@@ -98,6 +100,7 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
         ("AGORA_STORE", "mongodb".to_owned()),
         ("AGORA_EVALUATION_QUEUE_URL", evaluations.clone()),
         ("AGORA_DELIVERY_QUEUE_URL", deliveries.clone()),
+        ("AGORA_CLOSE_TIMER_QUEUE_URL", close_timers.clone()),
         ("AGORA_SCHEDULE_GROUP", group.clone()),
         ("AGORA_SCHEDULER_ROLE_ARN", "arn:aws:iam::123456789012:role/agora-scheduler".to_owned()),
         ("AGORA_CLOSE_FUNCTION_ARN", "arn:aws:lambda:us-east-1:123456789012:function:agora-orcade-close-due".to_owned()),
@@ -110,6 +113,8 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
     let deliver = DeliveryWork::new(wiring::deliverer_from_env().await.expect("orcade-deliver"));
     let evaluate = EvaluationWork::new(wiring::evaluator_from_env().await.expect("orcade-evaluate"));
     let (closer, repairer) = wiring::sweeps_from_env().await.expect("orcade-close-due");
+    let timers = wiring::close_timers_from_env().await;
+    let due_closes = agora_aws::TimerQueueWork::new(timers.clone(), DueClose(closer.clone()));
 
     // orcade-jobs: a closed job of three translators.
     let subjects = [format!("t1-{suffix}"), format!("t2-{suffix}"), format!("t3-{suffix}")];
@@ -169,22 +174,33 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
     assert_eq!(found[0]["evaluator_output"]["winner_subject_id"], json!(roster[1]), "{}", found[0]);
     assert!(take_batch(&sqs, &evaluations).await.records.is_empty() && take_batch(&sqs, &deliveries).await.records.is_empty());
 
-    // An open job with a two-second limit: its one-shot close exists on moto, and its input,
-    // given to orcade-close-due, closes the job once it is due.
+    // An open job with a two-second limit: its close timer waits on the close timer queue until
+    // bid_job_closes_at (no schedule: that is for closes more than 15 minutes ahead), and
+    // orcade-close-due, fed by the queue, closes the job then.
     let (status, open) = functions.call("POST", "/bid-jobs", Some(job_request("open", &[], Some(2)))).await;
     assert_eq!(status, 201, "{open}");
     let open_id = open["data"]["bid_job_id"].as_str().expect("id").to_owned();
-    let schedule = scheduler.get_schedule().group_name(&group).name(close_schedule_name(&open_id)).send().await.expect("schedule");
-    let input: Value = serde_json::from_str(schedule.target.expect("target").input.as_deref().expect("input")).expect("input JSON");
-    assert_eq!(input, json!({"bid_job_id": open_id}));
+    assert!(scheduler.get_schedule().group_name(&group).name(close_schedule_name(&open_id)).send().await.is_err(), "no schedule");
     assert_eq!(functions.call("POST", &format!("/bid-jobs/{open_id}/bids"), Some(bid("o1", 5.0, 0.9))).await.0, 201);
-    assert_eq!(close_due::handle(&closer, &repairer, &input).await.expect("close-due"), json!({"closed": []}), "not due yet");
+    // A plain close request (a schedule made before timers) before the time closes nothing.
+    let plain = agora_orcade_core::work::close_request(&open_id);
+    assert_eq!(close_due::handle(&closer, &repairer, &timers, &plain).await.expect("close-due"), json!({"closed": []}), "not due yet");
     let closes_at = chrono::DateTime::parse_from_rfc3339(open["data"]["bid_job_closes_at"].as_str().expect("closes_at")).expect("time");
-    tokio::time::sleep((closes_at.to_utc() - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(100)).await;
-    assert_eq!(close_due::handle(&closer, &repairer, &input).await.expect("close-due"), json!({"closed": [open_id]}));
-    assert_eq!(close_due::handle(&closer, &repairer, &input).await.expect("close-due"), json!({"closed": []}), "fired twice");
+    let mut batch = take_batch(&sqs, &close_timers).await;
+    while batch.records.is_empty() && chrono::Utc::now() < closes_at.to_utc() + chrono::Duration::seconds(5) {
+        batch = take_batch(&sqs, &close_timers).await;
+    }
+    assert!(chrono::Utc::now() >= closes_at.to_utc() - chrono::Duration::milliseconds(50), "delivered at bid_job_closes_at");
+    assert_eq!(batch.records.len(), 1, "one close timer");
+    let timer: Value = serde_json::from_str(batch.records[0].body.as_deref().unwrap_or_default()).expect("timer JSON");
+    assert_eq!((&timer["timer"]["name"], &timer["body"]), (&json!(close_schedule_name(&open_id)), &json!({"bid_job_id": open_id})));
+    let mut twice = batch.clone();
+    twice.records.extend(batch.records.clone());
+    assert!(agora_runtime::lambda::handle_batch(&due_closes, twice).await.batch_item_failures.is_empty(), "closed once");
+    assert_eq!(functions.data(&format!("/bid-jobs/{open_id}")).await["bid_job_status"], json!("closed"));
+    assert_eq!(close_due::handle(&closer, &repairer, &timers, &plain).await.expect("close-due"), json!({"closed": []}), "closed already");
     let sweep = json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}});
-    let swept = close_due::handle(&closer, &repairer, &sweep).await.expect("sweep");
+    let swept = close_due::handle(&closer, &repairer, &timers, &sweep).await.expect("sweep");
     assert!(!swept.to_string().contains(&open_id) && !swept.to_string().contains(&id), "the sweep finds nothing of ours: {swept}");
     let batch = take_batch(&sqs, &evaluations).await;
     assert_eq!(batch.records.len(), 1, "one evaluation request for the open job");

@@ -1,15 +1,24 @@
-//! `voting-start-tasks`: fired by a task's one-shot EventBridge Scheduler schedule (input
-//! `{"social_task_id": "..."}`, `agora_voting_core::work::start_request`) and by the
-//! `rate(1 minute)` sweep rule (a scheduled event). Both go through the same core flow, which
-//! starts a task once. The sweep also runs the repair sweep, which requests again the
-//! evaluation of every stalled started task (`agora_voting_core::flows::repair`).
+//! `voting-start-tasks`: fed by the start timer queue (a task's start timer, whose body is
+//! `{"social_task_id": "..."}`, `agora_voting_core::work::start_request`; see `agora_aws::timers`),
+//! fired by a task's one-shot EventBridge Scheduler schedule (the same timer, a minute or more
+//! early for a start more than 15 minutes ahead: it goes back to the timer queue for the rest of
+//! its wait) and by the `rate(1 minute)` sweep rule (a scheduled event). All go through the same
+//! core flow, which starts a task once. The sweep also runs the repair sweep, which requests
+//! again the evaluation of every stalled started task (`agora_voting_core::flows::repair`).
 
-use agora_voting_core::{Repairer, StartOutcome, Starter, VotingError};
+use agora_aws::{Arrival, TimerTarget, Timers};
+use agora_voting_core::{Repairer, StartOutcome, Starter, VotingError, WorkOutcome};
+use async_trait::async_trait;
 use serde_json::{json, Value};
 
-/// Handles one event; returns a summary for the invocation result.
-pub async fn handle(starter: &Starter, repairer: &Repairer, event: &Value) -> Result<Value, VotingError> {
-    match parse_start_event(event) {
+/// Handles one event other than the timer queue's; returns a summary for the invocation result.
+pub async fn handle(starter: &Starter, repairer: &Repairer, timers: &Timers, event: &Value) -> Result<Value, VotingError> {
+    let event = match timers.arrive(event).await {
+        Arrival::Due(event) => event,
+        Arrival::Deferred { name, due } => return Ok(json!({"deferred": name, "due": due})),
+        Arrival::Failed(reason) => return Err(VotingError::internal(reason)),
+    };
+    match parse_start_event(&event) {
         StartRequest::Task(id) => {
             let outcome = starter.start_task(&id).await?;
             if let StartOutcome::Failed(reason) = &outcome {
@@ -24,6 +33,29 @@ pub async fn handle(starter: &Starter, repairer: &Repairer, event: &Value) -> Re
                 "started": outcomes.iter().map(|(id, o)| summary(id, o)).collect::<Vec<_>>(),
                 "repaired": repaired.iter().map(|(id, stall)| json!({"social_task_id": id, "stall": format!("{stall:?}")})).collect::<Vec<_>>(),
             }))
+        }
+    }
+}
+
+/// The start timer queue's work (`agora_aws::TimerQueueWork`): starts the task a due timer names.
+/// A start that fails is left to the sweep, as the task stays `scheduled`; a store error is
+/// retried.
+pub struct DueStart(pub Starter);
+
+#[async_trait]
+impl TimerTarget for DueStart {
+    async fn due(&self, body: &Value) -> WorkOutcome {
+        let StartRequest::Task(id) = parse_start_event(body) else {
+            tracing::error!(%body, "start timer names no task: dropped");
+            return WorkOutcome::Done;
+        };
+        match self.0.start_task(&id).await {
+            Ok(StartOutcome::Failed(reason)) => {
+                tracing::warn!(social_task_id = %id, %reason, "timed start failed; the sweep retries");
+                WorkOutcome::Done
+            }
+            Ok(_) => WorkOutcome::Done,
+            Err(e) => WorkOutcome::Retry(e.to_string()),
         }
     }
 }

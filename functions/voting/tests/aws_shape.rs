@@ -1,7 +1,8 @@
 //! The AWS shape, end to end on one machine: the real Lambda handlers in process, against
 //! moto's SQS, EventBridge and EventBridge Scheduler and a MongoDB-protocol server. A task is
-//! created through the create-task function, its one-shot schedule fires the start-tasks
-//! function, votes arrive through submit-vote, the evaluation message is consumed by
+//! created through the create-task function, its start timer arrives on the start timer queue at
+//! its time and start-tasks starts it (a task further ahead gets a one-shot schedule a minute
+//! early, which start-tasks sends back to the timer queue), votes arrive through submit-vote, the evaluation message is consumed by
 //! evaluate-task (delivered twice, and by two invocations at once), and the report is stored.
 //!
 //! Needs the servers `./tests/run.sh` starts: `MONGODB_URI` and `AGORA_AWS_ENDPOINT`.
@@ -11,6 +12,7 @@ use agora_voting_api::{flow_router, Flow};
 use agora_voting_core::EvaluationWork;
 use agora_voting_core::{Ports, Settings, SystemClock, Voting, VOTING_DB};
 use agora_voting_functions::start;
+use agora_voting_functions::start::DueStart;
 use aws_lambda_events::event::sqs::SqsEvent;
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
@@ -87,6 +89,7 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
         .expect("targets");
     let group = format!("starts-{suffix}");
     scheduler.create_schedule_group().name(&group).send().await.expect("schedule group");
+    let timer_url = sqs.create_queue().queue_name(format!("start-timers-{suffix}")).send().await.expect("queue").queue_url.expect("url");
     let post_award = HookServer::start(Duration::from_millis(200), |input| {
         (200, json!({"assigned_to": input["user_input"]["winners"][0], "decision": "assigned"}).to_string())
     })
@@ -100,16 +103,23 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
         queue: Arc::new(agora_aws::SqsQueue::new(sqs.clone(), &queue_url)),
         clock: Arc::new(SystemClock),
         changes: Arc::new(agora_voting_core::NoChangeListener),
-        scheduler: Arc::new(agora_aws::OneShotScheduler::new(
-            scheduler.clone(),
-            agora_aws::ScheduleTarget {
-                group: group.clone(),
-                function_arn: "arn:aws:lambda:us-east-1:123456789012:function:agora-start-tasks".into(),
-                role_arn: "arn:aws:iam::123456789012:role/agora-scheduler".into(),
-            },
+        scheduler: Arc::new(agora_aws::Timers::new(
+            Some(Arc::new(agora_aws::SqsQueue::new(sqs.clone(), &timer_url))),
+            Some(Arc::new(agora_aws::OneShotScheduler::new(
+                scheduler.clone(),
+                agora_aws::ScheduleTarget {
+                    group: group.clone(),
+                    function_arn: "arn:aws:lambda:us-east-1:123456789012:function:agora-start-tasks".into(),
+                    role_arn: "arn:aws:iam::123456789012:role/agora-scheduler".into(),
+                },
+            ))),
+            Arc::new(SystemClock),
         )),
     };
     let voting = Arc::new(Voting::new(ports, Settings::default()));
+    // start-tasks' timers: the timer queue alone.
+    let timers = agora_aws::Timers::new(Some(Arc::new(agora_aws::SqsQueue::new(sqs.clone(), &timer_url))), None, Arc::new(SystemClock));
+    let due_starts = agora_aws::TimerQueueWork::new(timers.clone(), DueStart(voting.starter().clone()));
 
     // create-task: a private task due in two seconds, with an HTTP post-award hook.
     let mut request = example_request();
@@ -120,19 +130,36 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     assert_eq!(status, 201, "{created}");
     let id = created["social_task_id"].as_str().expect("id").to_owned();
 
-    // Its one-shot schedule exists; when it fires, start-tasks gets the schedule's input.
-    let schedule =
-        scheduler.get_schedule().group_name(&group).name(agora_voting_core::work::start_schedule_name(&id)).send().await.expect("schedule");
-    let input: Value = serde_json::from_str(schedule.target.expect("target").input.as_deref().expect("input")).expect("input JSON");
-    assert_eq!(input, json!({"social_task_id": id}));
-    tokio::time::sleep((due - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(100)).await;
-    let started = start::handle(voting.starter(), voting.repairer(), &input).await.expect("start-tasks");
-    assert!(started.to_string().contains("Started"), "{started}");
+    // Its start timer is on the timer queue, delayed until its time: start-tasks, fed by the
+    // queue, starts it then (within a second or two of it).
+    let receive_timers = |wait: i32| {
+        let (sqs, url) = (sqs.clone(), timer_url.clone());
+        async move {
+            let got =
+                sqs.receive_message().queue_url(&url).max_number_of_messages(10).wait_time_seconds(wait).send().await.expect("receive");
+            got.messages.unwrap_or_default()
+        }
+    };
+    assert!(receive_timers(0).await.is_empty(), "not delivered before its time");
+    let mut timer_messages = Vec::new();
+    while timer_messages.is_empty() && chrono::Utc::now() < due + chrono::Duration::seconds(5) {
+        timer_messages = receive_timers(1).await;
+    }
+    assert!(chrono::Utc::now() >= due - chrono::Duration::milliseconds(50), "delivered at its time");
+    assert_eq!(timer_messages.len(), 1, "one start timer");
+    let timer: Value = serde_json::from_str(timer_messages[0].body.as_deref().expect("body")).expect("timer JSON");
+    assert_eq!(timer["body"], json!({"social_task_id": id}));
+    assert_eq!(timer["timer"]["name"], json!(agora_voting_core::work::start_schedule_name(&id)));
+    let batch: SqsEvent = serde_json::from_value(json!({"Records": [sqs_record(&timer_messages[0], "start-timers")]})).expect("SQS event");
+    assert!(agora_runtime::lambda::handle_batch(&due_starts, batch).await.batch_item_failures.is_empty());
+    assert_eq!(call_http(&voting, Flow::Queries, "GET", &format!("/get-status/{id}"), None).await.1, json!({"status": "started"}));
     // A sweep right after starts nothing more.
-    let swept = start::handle(voting.starter(), voting.repairer(), &json!({"detail-type": "Scheduled Event", "source": "aws.events"}))
-        .await
-        .expect("sweep");
+    let swept =
+        start::handle(voting.starter(), voting.repairer(), &timers, &json!({"detail-type": "Scheduled Event", "source": "aws.events"}))
+            .await
+            .expect("sweep");
     assert!(!swept.to_string().contains(&id), "{swept}");
+    a_start_an_hour_ahead_gets_a_schedule_a_minute_early(&voting, &timers, &scheduler, &group, &sqs, &timer_url).await;
 
     // submit-vote: every reviewer votes; the last vote queues one evaluation request.
     for (reviewer, option) in REVIEWERS.iter().zip(["agent-translator-02", "agent-translator-02", "agent-translator-01"]) {
@@ -146,11 +173,7 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
         sqs.receive_message().queue_url(&queue_url).max_number_of_messages(10).wait_time_seconds(2).send().await.expect("receive");
     let messages = received.messages.unwrap_or_default();
     assert_eq!(messages.len(), 1, "one evaluation request");
-    let record = json!({
-        "messageId": messages[0].message_id, "receiptHandle": messages[0].receipt_handle, "body": messages[0].body,
-        "attributes": {}, "messageAttributes": {}, "eventSource": "aws:sqs", "awsRegion": "us-east-1",
-        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:evaluations"
-    });
+    let record = sqs_record(&messages[0], "evaluations");
     // evaluate-task: the message delivered twice in one batch, and two invocations at once.
     let batch: SqsEvent = serde_json::from_value(json!({"Records": [record.clone(), record]})).expect("SQS event");
     let work = EvaluationWork::new(voting.evaluator().clone());
@@ -174,6 +197,56 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     assert_eq!(results[0]["detail-type"], "voting_result");
     assert_eq!(results[0]["detail"]["recipient"], "agent-translator-02");
     assert_eq!(results[0]["detail"]["message"]["event_data"]["winners"], json!(["agent-translator-02"]));
+}
+
+/// The SQS event source's record of `message`, from the queue `queue`.
+fn sqs_record(message: &aws_sdk_sqs::types::Message, queue: &str) -> Value {
+    json!({
+        "messageId": message.message_id, "receiptHandle": message.receipt_handle, "body": message.body,
+        "attributes": {}, "messageAttributes": {}, "eventSource": "aws:sqs", "awsRegion": "us-east-1",
+        "eventSourceARN": format!("arn:aws:sqs:us-east-1:123456789012:{queue}")
+    })
+}
+
+/// A task due in an hour: beyond SQS's 15-minute delays, its start is a one-shot schedule at the
+/// whole minute a minute or more before its time, whose input is the start timer. When the
+/// schedule fires (early, as planned), start-tasks sends the timer back to the timer queue for
+/// the rest of its wait (at most 15 minutes at a time) and starts nothing.
+async fn a_start_an_hour_ahead_gets_a_schedule_a_minute_early(
+    voting: &Arc<Voting>,
+    timers: &agora_aws::Timers,
+    scheduler: &aws_sdk_scheduler::Client,
+    group: &str,
+    sqs: &aws_sdk_sqs::Client,
+    timer_url: &str,
+) {
+    let mut request = example_request();
+    let due = chrono::Utc::now() + chrono::Duration::hours(1);
+    request["social_task"]["scheduled_time"] = json!(due.to_rfc3339());
+    let (status, created) = call_http(voting, Flow::CreateTask, "POST", "/submit-social-choice-task", Some(request)).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["social_task_id"].as_str().expect("id").to_owned();
+    let name = agora_voting_core::work::start_schedule_name(&id);
+    let schedule = scheduler.get_schedule().group_name(group).name(&name).send().await.expect("schedule");
+    let early = agora_aws::timers::plan(chrono::Utc::now(), due);
+    let agora_aws::timers::Plan::Schedule(at) = early else { panic!("{early:?}") };
+    assert!(at <= due - chrono::Duration::minutes(1) && at > due - chrono::Duration::minutes(2), "{at} for {due}");
+    assert_eq!(schedule.schedule_expression.as_deref(), Some(agora_aws::scheduler::at_expression(at).as_str()));
+    let input: Value = serde_json::from_str(schedule.target.expect("target").input.as_deref().expect("input")).expect("input JSON");
+    assert_eq!((&input["timer"]["name"], &input["body"]), (&json!(name), &json!({"social_task_id": id})));
+    let fired = start::handle(voting.starter(), voting.repairer(), timers, &input).await.expect("start-tasks");
+    assert_eq!(fired["deferred"], json!(name), "{fired}");
+    let attributes = sqs
+        .get_queue_attributes()
+        .queue_url(timer_url)
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesDelayed)
+        .send()
+        .await
+        .expect("attributes");
+    let delayed =
+        attributes.attributes.and_then(|a| a.get(&aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesDelayed).cloned());
+    assert_eq!(delayed.as_deref(), Some("1"), "the timer waits on the queue");
+    assert_eq!(call_http(voting, Flow::Queries, "GET", &format!("/get-status/{id}"), None).await.1, json!({"status": "scheduled"}));
 }
 
 /// A `WorkQueue` that never answers while `dead` is set: a function stopped between taking the
@@ -224,7 +297,8 @@ async fn a_claim_taken_by_a_function_stopped_before_the_queue_send_is_repaired_b
     assert_eq!(status, 201, "{created}");
     let id = created["social_task_id"].as_str().expect("id").to_owned();
     let sweep = json!({"detail-type": "Scheduled Event", "source": "aws.events"});
-    start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep starts it");
+    let timers = agora_aws::Timers::new(None, None, clock.clone());
+    start::handle(voting.starter(), voting.repairer(), &timers, &sweep).await.expect("sweep starts it");
 
     // Every reviewer votes; the function serving the last vote stores it and stops before it
     // sends the evaluation request (API Gateway gives up on it). The client retries the vote; the
@@ -247,12 +321,12 @@ async fn a_claim_taken_by_a_function_stopped_before_the_queue_send_is_repaired_b
     assert!(receive().await.is_empty(), "no request was sent");
 
     // Within the claim's lease the sweep leaves it; past it, the sweep requests it, once.
-    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    let swept = start::handle(voting.starter(), voting.repairer(), &timers, &sweep).await.expect("sweep");
     assert_eq!(swept["repaired"], json!([]));
     clock.advance(Settings::default().trigger_lease + chrono::Duration::seconds(1));
-    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    let swept = start::handle(voting.starter(), voting.repairer(), &timers, &sweep).await.expect("sweep");
     assert_eq!(swept["repaired"], json!([{"social_task_id": id, "stall": "RequestLost"}]));
-    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    let swept = start::handle(voting.starter(), voting.repairer(), &timers, &sweep).await.expect("sweep");
     assert_eq!(swept["repaired"], json!([]), "requested once");
     let messages = receive().await;
     assert_eq!(messages.len(), 1, "one evaluation request");
@@ -269,7 +343,7 @@ async fn a_claim_taken_by_a_function_stopped_before_the_queue_send_is_repaired_b
     assert_eq!(call_http(&voting, Flow::Queries, "GET", &format!("/get-status/{id}"), None).await.1, json!({"status": "complete"}));
     assert_eq!(post_award.calls(), 1);
     clock.advance(chrono::Duration::hours(1));
-    let swept = start::handle(voting.starter(), voting.repairer(), &sweep).await.expect("sweep");
+    let swept = start::handle(voting.starter(), voting.repairer(), &timers, &sweep).await.expect("sweep");
     assert_eq!(swept["repaired"], json!([]));
     assert!(receive().await.is_empty());
     assert_eq!(post_award.calls(), 1, "post-award ran once");

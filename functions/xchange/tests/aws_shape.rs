@@ -7,13 +7,13 @@
 //!   handed to `xchange-assign` twice, makes one delegate round trip; the task is `completed`
 //!   with the delegate's whole reply.
 //! * A bidding task whose roster comes from topics: `xchange-assign` creates the Orcade job (one
-//!   job, though handed the message twice), the task is `bidding` and its one-shot deadline
-//!   exists on moto; the `bid_request`s go through `orcade-deliver`, the bids through
+//!   job, though handed the message twice), the task is `bidding` and its deadline timer waits
+//!   on the deadline timer queue; the `bid_request`s go through `orcade-deliver`, the bids through
 //!   `orcade-submit-bid`, the evaluation through `orcade-evaluate`, the `bid_winner` through
 //!   `orcade-deliver`, whose resolution event lands on the bidding-outcome queue; handed to
 //!   `xchange-bidding-outcome` (twice), it completes the task with the `bid_winner` result.
-//! * A bidding task nobody bids on: its deadline's input, given to `xchange-deadline` once the
-//!   time limit has passed, fails it naming `AGORA_BIDDING_TIMEOUT_MS`.
+//! * A bidding task nobody bids on: its deadline timer, delivered by the deadline timer queue to
+//!   `xchange-deadline` once the time limit has passed, fails it naming `AGORA_BIDDING_TIMEOUT_MS`.
 //! * Bad requests get the envelope of §3 from the functions as from the local server.
 //!
 //! Needs the servers `./tests/run.sh` starts: `MONGODB_URI` and `AGORA_AWS_ENDPOINT`.
@@ -22,6 +22,7 @@ use agora_e2e::lambda::{self, handle_redelivered, required_env, take_batch, SqsE
 use agora_e2e::StubServer;
 use agora_orcade_core::{DeliveryWork, EvaluationWork};
 use agora_xchange_core::{deadline_schedule_name, AssignmentWork, BiddingOutcomeWork};
+use agora_xchange_functions::deadline::DueDeadline;
 use agora_xchange_functions::{deadline, wiring, HttpFunction};
 use aws_sdk_sqs::Client as Sqs;
 use serde_json::{json, Value};
@@ -82,6 +83,7 @@ struct Stack {
     evaluations: String,
     deliveries: String,
     deadlines: String,
+    deadline_timers: String,
 }
 
 impl Stack {
@@ -90,7 +92,7 @@ impl Stack {
         let sqs = Sqs::new(&sdk);
         let scheduler = aws_sdk_scheduler::Client::new(&sdk);
         let mut urls = Vec::new();
-        for name in ["xchange-assignments", "xchange-outcomes", "orcade-evaluations", "orcade-deliveries"] {
+        for name in ["xchange-assignments", "xchange-outcomes", "orcade-evaluations", "orcade-deliveries", "xchange-deadline-timers"] {
             let url = sqs.create_queue().queue_name(format!("{name}-{suffix}")).send().await.expect("queue").queue_url;
             urls.push(url.expect("url"));
         }
@@ -99,13 +101,14 @@ impl Stack {
         for group in [&deadlines, &closes] {
             scheduler.create_schedule_group().name(group).send().await.expect("schedule group");
         }
-        let [assignments, outcomes, evaluations, deliveries] = <[String; 4]>::try_from(urls).expect("four queues");
+        let [assignments, outcomes, evaluations, deliveries, deadline_timers] = <[String; 5]>::try_from(urls).expect("five queues");
         let arn = |name: &str| format!("arn:aws:lambda:us-east-1:123456789012:function:agora-{name}");
         for (name, value) in [
             ("AGORA_STORE", "mongodb".to_owned()),
             ("EXCHANGE_ID", format!("aws-{suffix}")),
             ("AGORA_ASSIGNMENT_QUEUE_URL", assignments.clone()),
             ("AGORA_BIDDING_TIMEOUT_MS", "120000".to_owned()),
+            ("AGORA_DEADLINE_TIMER_QUEUE_URL", deadline_timers.clone()),
             ("AGORA_DEADLINE_SCHEDULE_GROUP", deadlines.clone()),
             ("AGORA_DEADLINE_FUNCTION_ARN", arn("xchange-deadline")),
             ("AGORA_SCHEDULER_ROLE_ARN", "arn:aws:iam::123456789012:role/agora-scheduler".to_owned()),
@@ -119,7 +122,14 @@ impl Stack {
             std::env::set_var(name, value);
         }
         std::env::remove_var("ORCADE_URL");
-        Stack { sqs, scheduler, assignments, outcomes, evaluations, deliveries, deadlines }
+        Stack { sqs, scheduler, assignments, outcomes, evaluations, deliveries, deadlines, deadline_timers }
+    }
+
+    /// How many messages wait on `url`, delayed.
+    async fn delayed(&self, url: &str) -> usize {
+        use aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesDelayed as Delayed;
+        let got = self.sqs.get_queue_attributes().queue_url(url).attribute_names(Delayed).send().await.expect("attributes");
+        got.attributes.and_then(|a| a.get(&Delayed).and_then(|n| n.parse().ok())).unwrap_or(0)
     }
 
     /// Waits for the next batch on `url` (a delayed message shows up within `within`).
@@ -151,6 +161,7 @@ async fn tasks_run_through_the_lambda_functions_on_moto_and_mongodb() {
     let assign = AssignmentWork::new(assigner, bidder);
     let outcomes = BiddingOutcomeWork::new(wiring::outcome_reader_from_env().await.expect("xchange-bidding-outcome"));
     let deadlines = wiring::outcome_reader_from_env().await.expect("xchange-deadline");
+    let timers = wiring::deadline_timers_from_env(&agora_aws::config::load().await);
     let deliver = DeliveryWork::new(agora_orcade_functions::wiring::deliverer_from_env().await.expect("orcade-deliver"));
     let evaluate = EvaluationWork::new(agora_orcade_functions::wiring::evaluator_from_env().await.expect("orcade-evaluate"));
 
@@ -190,20 +201,14 @@ async fn tasks_run_through_the_lambda_functions_on_moto_and_mongodb() {
     assert_eq!(task["task_assignment_status"], json!("bidding"), "{task}");
     let job = task["task_metadata"]["bid_job_id"].as_str().expect("bid_job_id").to_owned();
 
-    // Its deadline is a one-shot schedule on moto, targeting xchange-deadline.
-    let schedule = stack
-        .scheduler
-        .get_schedule()
-        .group_name(&stack.deadlines)
-        .name(deadline_schedule_name("translate-1"))
-        .send()
-        .await
-        .expect("the deadline schedule");
-    let target = schedule.target.expect("target");
-    assert!(target.arn.ends_with("xchange-deadline"), "{}", target.arn);
-    let deadline_input: Value = serde_json::from_str(target.input.as_deref().expect("input")).expect("JSON input");
-    assert_eq!(deadline_input, json!({"task_id": "translate-1"}));
-    assert_eq!(deadline::handle(&deadlines, &deadline_input).await.expect("deadline")["outcome"], json!("waiting"), "not due yet");
+    // Its deadline (two minutes ahead) is a timer waiting on the deadline timer queue; no
+    // one-shot schedule (that is for deadlines more than 15 minutes ahead).
+    assert_eq!(stack.delayed(&stack.deadline_timers).await, 1, "the deadline timer waits on its queue");
+    let schedule = stack.scheduler.get_schedule().group_name(&stack.deadlines).name(deadline_schedule_name("translate-1")).send().await;
+    assert!(schedule.is_err(), "no schedule");
+    // A plain deadline (a schedule made before timers) before the limit: the task is waiting.
+    let deadline_input = json!({"task_id": "translate-1"});
+    assert_eq!(deadline::handle(&deadlines, &timers, &deadline_input).await.expect("deadline")["outcome"], json!("waiting"), "not due yet");
 
     // orcade-deliver: a bid_request for each translator, never the task_data.
     let batch = stack.next_batch(&stack.deliveries, Duration::from_secs(5)).await;
@@ -250,20 +255,22 @@ async fn tasks_run_through_the_lambda_functions_on_moto_and_mongodb() {
     let polls = stack.next_batch(&stack.assignments, Duration::from_secs(5)).await;
     assert!(!polls.records.is_empty(), "the first poll of the bidding task");
     assert!(agora_runtime::lambda::handle_batch(&assign, polls).await.batch_item_failures.is_empty());
-    assert_eq!(deadline::handle(&deadlines, &deadline_input).await.expect("deadline")["outcome"], json!("not_bidding"));
+    assert_eq!(deadline::handle(&deadlines, &timers, &deadline_input).await.expect("deadline")["outcome"], json!("not_bidding"));
     assert_eq!(functions.ok("GET", "/tasks/translate-1/output", None).await, output, "settled once");
 
     nobody_bids_and_the_deadline_fails_the_task(&functions, &stack).await;
     bad_requests_are_refused_in_the_envelope(&functions).await;
 }
 
-/// A bidding task whose roster never bids: `xchange-deadline`, at its limit, fails it naming the
-/// limit. The limit is 1 s here: `xchange-assign` wired again with `AGORA_BIDDING_TIMEOUT_MS=1000`.
+/// A bidding task whose roster never bids: its deadline timer comes off the deadline timer queue
+/// at its limit, and `xchange-deadline` fails it naming the limit. The limit is 1 s here:
+/// `xchange-assign` wired again with `AGORA_BIDDING_TIMEOUT_MS=1000`.
 async fn nobody_bids_and_the_deadline_fails_the_task(functions: &Functions, stack: &Stack) {
     std::env::set_var("AGORA_BIDDING_TIMEOUT_MS", "1000");
     let (assigner, bidder) = wiring::assignment_from_env().await.expect("xchange-assign");
     let assign = AssignmentWork::new(assigner, bidder);
-    let deadlines = wiring::outcome_reader_from_env().await.expect("xchange-deadline");
+    let timers = wiring::deadline_timers_from_env(&agora_aws::config::load().await);
+    let deadlines = agora_aws::TimerQueueWork::new(timers, DueDeadline(wiring::outcome_reader_from_env().await.expect("xchange-deadline")));
     let request = json!({"task_id": "silent-1", "task_assignment_type": "bidding", "task_data": {},
         "task_metadata": {"task_assignment": {"bid_job_evaluator_id": "builtin:lowest-price", "bid_job_subject_ids": ["t1"]}}});
     functions.ok("POST", "/tasks", Some(request)).await;
@@ -271,9 +278,11 @@ async fn nobody_bids_and_the_deadline_fails_the_task(functions: &Functions, stac
     assert_eq!(batch.records.len(), 1, "one assignment");
     handle_redelivered(&assign, batch).await;
     assert_eq!(functions.task("silent-1").await["task_assignment_status"], json!("bidding"));
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    let handled = deadline::handle(&deadlines, &json!({"task_id": "silent-1"})).await.expect("deadline");
-    assert_eq!(handled["outcome"], json!("settled"), "{handled}");
+    let batch = stack.next_batch(&stack.deadline_timers, Duration::from_secs(5)).await;
+    assert_eq!(batch.records.len(), 1, "the deadline timer, at the limit");
+    let timer: Value = serde_json::from_str(batch.records[0].body.as_deref().unwrap_or_default()).expect("timer JSON");
+    assert_eq!((&timer["timer"]["name"], &timer["body"]), (&json!(deadline_schedule_name("silent-1")), &json!({"task_id": "silent-1"})));
+    handle_redelivered(&deadlines, batch).await;
     let output = functions.ok("GET", "/tasks/silent-1/output", None).await;
     assert_eq!(output["task_assignment_status"], json!("failed"), "{output}");
     let error = output["task_output"]["error"].as_str().unwrap_or_default();

@@ -2,7 +2,10 @@
 //!
 //! - [`EventBridgePublisher`]: messages as EventBridge events ([`agora_ports::Publisher`]);
 //! - [`SqsQueue`]: work on SQS ([`agora_ports::WorkQueue`]);
-//! - [`OneShotScheduler`]: one-shot EventBridge Scheduler schedules ([`agora_ports::OneShotSchedules`]);
+//! - [`Timers`]: work due at a time, within a second or two of it, on an SQS timer queue and
+//!   EventBridge Scheduler ([`agora_ports::OneShotSchedules`]; see [`timers`]);
+//! - [`OneShotScheduler`]: one-shot EventBridge Scheduler schedules, which [`Timers`] uses for
+//!   times more than 15 minutes ahead;
 //! - [`ApiGatewayConnections`]: WebSocket connections ([`agora_ports::ConnectionGateway`]);
 //! - [`config`]: the SDK configuration all of them (and the Lambda functions) are built from.
 
@@ -11,9 +14,11 @@ pub mod eventbridge;
 pub mod live;
 pub mod scheduler;
 pub mod sqs;
+pub mod timers;
 
 pub use config::ConfigError;
 pub use eventbridge::EventBridgePublisher;
 pub use live::ApiGatewayConnections;
 pub use scheduler::{OneShotScheduler, ScheduleTarget};
 pub use sqs::SqsQueue;
+pub use timers::{Arrival, TimerEnv, TimerQueueWork, TimerTarget, Timers};

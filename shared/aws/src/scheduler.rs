@@ -1,11 +1,14 @@
 //! One-shot schedules on Amazon EventBridge Scheduler: a schedule fires its target Lambda once
 //! at the given time with the given body as input, then deletes itself (voting: the schedule
-//! `start-<social_task_id>` fires `voting-start-tasks` at the task's `scheduled_time`). Every use
-//! is backed by a `rate(1 minute)` sweep that finds due work anyway.
+//! `start-<social_task_id>` fires `voting-start-tasks`). Every use is backed by a
+//! `rate(1 minute)` sweep that finds due work anyway.
 //!
-//! A time that is not in the future gets no schedule: the work is due already, and the next
-//! sweep (at most a minute away, the same delay a schedule "a minute from now" would give) finds
-//! it. A future time is rounded up to a whole minute (see [`at_expression`]).
+//! A schedule fires within the minute of its time (60-second precision), so on its own it
+//! cannot do work on time: the services use it through [`crate::timers::Timers`], for times more
+//! than 15 minutes ahead only, and ask for a whole minute a minute or more before the time (the
+//! target then waits out the rest on its SQS timer queue). Used alone (no timer queue), a time
+//! that is not in the future gets no schedule (the sweep finds the work), and a future time is
+//! rounded up to a whole minute (see [`at_expression`]), so that the work is never found early.
 
 use crate::config::{env_var, required_env, truncate, ConfigError};
 use agora_ports::{OneShotSchedules, ScheduleError};

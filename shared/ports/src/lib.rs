@@ -7,7 +7,7 @@
 //! | [`Clock`] | the time | [`SystemClock`], [`fakes::ManualClock`] |
 //! | [`Publisher`] | a message to a subject | EventBridge, NATS, the local inbox, a log |
 //! | [`WorkQueue`] | work to do later, at least once | SQS, the local queue, [`NoListener`] |
-//! | [`OneShotSchedules`] | a body delivered once at a time | EventBridge Scheduler; none locally (sweeps) |
+//! | [`OneShotSchedules`] | a body delivered once at a time | an SQS timer queue with EventBridge Scheduler (`agora_aws::Timers`); none locally (sweeps) |
 //! | [`ConnectionGateway`] | text to a client's open connection | API Gateway `@connections` |
 //! | [`Delegate`] | a task handed to a subject, its reply awaited | the delegate system over HTTP |
 

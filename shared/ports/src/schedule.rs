@@ -1,5 +1,6 @@
-//! One-shot schedules: a body delivered once at a given time to the deployment's target (an
-//! EventBridge Scheduler schedule on AWS). Every use is backed by a sweep that finds due work
+//! One-shot schedules: a body delivered once at a given time to the deployment's target (on AWS,
+//! a delayed message on the service's SQS timer queue, or an EventBridge Scheduler schedule for
+//! times more than 15 minutes ahead: `agora_aws::timers`). Every use is backed by a sweep that finds due work
 //! anyway, so a schedule that could not be made only delays the work until the next sweep.
 
 use async_trait::async_trait;

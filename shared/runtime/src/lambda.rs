@@ -6,7 +6,9 @@
 //! - [`serve_sqs`]: an SQS event source whose records a [`WorkHandler`] handles one by one, with
 //!   partial batch failures (a record to retry is redelivered alone, and dead-lettered after the
 //!   queue's `maxReceiveCount`);
-//! - [`serve_event`]: any other event (EventBridge, Scheduler), as JSON, to an async function.
+//! - [`serve_event`]: any other event (EventBridge, Scheduler), as JSON, to an async function;
+//! - [`serve_sqs_and_events`]: both, for a function with an SQS event source that is invoked
+//!   otherwise too (a service's timer queue and its one-shot schedules and sweep).
 
 use agora_auth::{AuthError, ClaimRules};
 use agora_http::access::Identity;
@@ -138,6 +140,39 @@ pub async fn serve_sqs(handler: Arc<dyn WorkHandler>) -> Result<(), Error> {
     .await
 }
 
+/// The SQS batch `event` is, if it is one: a `Records` list whose records all come from SQS
+/// (`"eventSource": "aws:sqs"`). `Err` for such an event that is no SQS event after all.
+pub fn sqs_batch(event: &serde_json::Value) -> Option<Result<SqsEvent, serde_json::Error>> {
+    let records = event.get("Records")?.as_array()?;
+    let from_sqs = |r: &serde_json::Value| r.get("eventSource").and_then(serde_json::Value::as_str) == Some("aws:sqs");
+    if records.is_empty() || !records.iter().all(from_sqs) {
+        return None;
+    }
+    Some(serde_json::from_value(event.clone()))
+}
+
+/// Serves a function invoked by an SQS event source and by other events: an SQS batch
+/// ([`sqs_batch`]) goes to `queue` as [`serve_sqs`] serves it, any other event to `handle` as
+/// [`serve_event`] serves it.
+pub async fn serve_sqs_and_events<R, F, Fut>(queue: Arc<dyn WorkHandler>, handle: F) -> Result<(), Error>
+where
+    R: Serialize + Send + 'static,
+    F: Fn(serde_json::Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, Error>> + Send,
+{
+    let handle = Arc::new(handle);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
+        let (queue, handle) = (queue.clone(), handle.clone());
+        async move {
+            match sqs_batch(&event.payload) {
+                Some(batch) => Ok(serde_json::to_value(handle_batch(queue.as_ref(), batch?).await)?),
+                None => Ok::<serde_json::Value, Error>(serde_json::to_value(handle(event.payload).await?)?),
+            }
+        }
+    }))
+    .await
+}
+
 /// Serves events of type `E` with `handle`, whose answer is the invocation's result.
 pub async fn serve_event<E, R, F, Fut>(handle: F) -> Result<(), Error>
 where
@@ -152,4 +187,28 @@ where
         async move { handle(event.payload).await }
     }))
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sqs_batches_are_told_from_other_events() {
+        let record = json!({"messageId": "m1", "receiptHandle": "r1", "body": "{}", "attributes": {}, "messageAttributes": {},
+            "eventSource": "aws:sqs", "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:timers", "awsRegion": "us-east-1"});
+        let batch = sqs_batch(&json!({"Records": [record]})).expect("an SQS batch").expect("parses");
+        assert_eq!(batch.records[0].message_id.as_deref(), Some("m1"));
+        for other in [
+            json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}}),
+            json!({"timer": {"name": "start-task_1", "due": "2026-10-22T10:00:00Z"}, "body": {"social_task_id": "task_1"}}),
+            json!({"Records": []}),
+            json!({"Records": [{"eventSource": "aws:s3"}]}),
+            json!({"social_task_id": "task_1"}),
+            json!(null),
+        ] {
+            assert!(sqs_batch(&other).is_none(), "{other}");
+        }
+    }
 }

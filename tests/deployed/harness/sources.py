@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
+import functools
 import json
 import re
 import time
@@ -44,17 +46,30 @@ class SqsEventSource:
         self.concurrency = concurrency
         self.batches: list[Batch] = []
         self.tasks: list[asyncio.Task] = []
+        # Each poller long-polls on its own thread, as Lambda's pollers run side by side. On
+        # asyncio's default executor (a few threads for every blocking call of the stack) the
+        # pollers of a dozen queues would wait for each other's one-second polls, delaying a
+        # message by seconds, which SQS does not.
+        self.executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     def start(self):
+        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"sqs-{self.logical_id}")
+        # Its own connections (one per poller), or the stack's client.
+        self.client = self.stack._client("sqs") if hasattr(self.stack, "_client") else self.stack.sqs
         self.tasks = [asyncio.get_running_loop().create_task(self._poll()) for _ in range(self.concurrency)]
 
     async def stop(self):
         for t in self.tasks:
             t.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.executor:
+            self.executor.shutdown(wait=False)
+
+    async def _receive_async(self, n: int, wait: int):
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self._receive, n, wait)
 
     def _receive(self, n: int, wait: int):
-        return self.stack.sqs.receive_message(
+        return self.client.receive_message(
             QueueUrl=self.queue_url, MaxNumberOfMessages=min(10, n), WaitTimeSeconds=wait,
             AttributeNames=["All"], MessageAttributeNames=["All"], MessageSystemAttributeNames=["All"],
         ).get("Messages", [])
@@ -62,12 +77,12 @@ class SqsEventSource:
     async def _poll(self):
         while True:
             try:
-                msgs = await asyncio.to_thread(self._receive, self.batch_size, 1)
+                msgs = await self._receive_async(self.batch_size, 1)
                 if not msgs:
                     continue
                 deadline = time.monotonic() + self.window
                 while len(msgs) < self.batch_size and time.monotonic() < deadline:
-                    more = await asyncio.to_thread(self._receive, self.batch_size - len(msgs), 0)
+                    more = await self._receive_async(self.batch_size - len(msgs), 0)
                     if not more:
                         await asyncio.sleep(0.1)
                     msgs.extend(more)
@@ -123,11 +138,9 @@ class SqsEventSource:
         done = [m for m in msgs if m["MessageId"] not in failed]
         for i in range(0, len(done), 10):
             chunk = done[i : i + 10]
-            await asyncio.to_thread(
-                self.stack.sqs.delete_message_batch,
-                QueueUrl=self.queue_url,
-                Entries=[{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(chunk)],
-            )
+            entries = [{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(chunk)]
+            delete = functools.partial(self.client.delete_message_batch, QueueUrl=self.queue_url, Entries=entries)
+            await asyncio.get_running_loop().run_in_executor(self.executor, delete)
 
 
 AT = re.compile(r"at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)")
