@@ -4,6 +4,7 @@ bids over the HTTP API, the resolution event on the bidding-outcome queue)."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from flows import SOON, bid, data
@@ -62,3 +63,8 @@ def test_a_bidding_task_completes_through_this_stacks_orcade(stack, outside, adm
     assert out["task_output"]["bid_subject_id"] == f"bid-b-{tag}", out
     stored = data(d, f"/tasks/{task}", admin)
     assert stored["task_metadata"]["bid_job_id"] == job
+    # The job carries the exchange's mark, so Orcade announced its resolution on the
+    # bidding-outcome queue (issue 24 item 8: only such jobs are announced).
+    mark = data(d, f"/bid-jobs/{job}", admin)["bid_job_metadata"]["xchange"]
+    assert mark == {"exchange_id": d.stack.values["ExchangeId"], "task_id": task}, mark
+    d.wait_until("the resolution event heard", SOON, lambda: [r for r in d.stack.invocations("XchangeBiddingOutcomeFunction") if job in json.dumps(r.event)])

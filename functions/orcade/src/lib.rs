@@ -5,7 +5,7 @@
 //! | `orcade-jobs` | `POST /bid-jobs`, `POST /bid-jobs/{id}/close`, `PATCH` and `DELETE` of jobs and bids |
 //! | `orcade-submit-bid` | `POST /bid-jobs/{id}/bids` |
 //! | `orcade-queries` | the read routes: every `GET` and the three `POST …/query` |
-//! | `orcade-close-due` | a job's one-shot `close-<id>` schedule, and the `rate(1 minute)` sweep ([`close_due`]) |
+//! | `orcade-close-due` | the close timer queue (a job's `close-<id>` timer) and its one-shot schedules, and the `rate(1 minute)` sweep ([`close_due`]) |
 //! | `orcade-evaluate` | the evaluation queue (SQS) |
 //! | `orcade-deliver` | the delivery queue (SQS): the delegate round trips of §5 |
 //!

@@ -8,16 +8,17 @@
 //! | `AGORA_STORE`, `MONGODB_URI`, `AGORA_DYNAMODB_TABLE` | the store (`agora_runtime::store_from_env`); database `assets` | all |
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | jobs, submit-bid, close-due, evaluate |
 //! | `AGORA_DELIVERY_QUEUE_URL` | the SQS queue of delegate round trips | jobs, evaluate |
-//! | `AGORA_CLOSE_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot closes at `bid_job_closes_at`; without the first two, the sweep alone closes due jobs | jobs |
+//! | `AGORA_CLOSE_TIMER_QUEUE_URL` | the close timer queue (`agora_aws::timers`): a job closing within 15 minutes goes there with its delay, and close-due sends back one that came early; without it, closes wait for the schedules or the sweep | jobs, close-due |
+//! | `AGORA_CLOSE_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot schedules of closes more than 15 minutes ahead; without the first two, those go through the timer queue in 15-minute hops | jobs |
 //! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS`, `AGORA_HOOK_SIGNING_SECRET` (signs each call) | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
-//! | `AGORA_RESOLUTION_QUEUE_URL` | where a job's resolution event goes (`{"event_type": "bid_job_resolved", "bid_job_id"}`): Xchange's bidding-outcome queue; unset, no event is sent | evaluate, deliver |
-//! | hooks | see `agora_hooks_remote::HooksConfig` | jobs, submit-bid, evaluate |
+//! | `AGORA_RESOLUTION_QUEUE_URL` | where a job's resolution event goes (`{"event_type": "bid_job_resolved", "bid_job_id"}`): Xchange's bidding-outcome queue, for the jobs Xchange opened (marked `bid_job_metadata.xchange`) alone; unset, no event is sent | evaluate, deliver |
+//! | hooks | see `agora_hooks_remote::HooksConfig` (on AWS: `AGORA_POLICY_RUNNER_LAMBDA`, the policy-runner function of DSL modules; `AGORA_HOOK_LAMBDA_ARNS`, the functions Lambda hooks may name) | jobs, submit-bid, evaluate |
 //! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions |
 
 use agora_delegate::HttpDelegate;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
 use agora_orcade_core::closing::Closing;
-use agora_orcade_core::ports::{NoListener, NoSchedules, OneShotSchedules, SystemClock, WorkQueue};
+use agora_orcade_core::ports::{NoListener, SystemClock, WorkQueue};
 use agora_orcade_core::{
     orcade_hooks, BidIntake, Closer, Deliverer, Edits, Evaluator, JobCreator, OrcadeHooks, Queries, Repairer, Repo, Settings, ORCADE_DB,
 };
@@ -31,6 +32,14 @@ pub const EVALUATION_QUEUE_URL_ENV: &str = "AGORA_EVALUATION_QUEUE_URL";
 pub const DELIVERY_QUEUE_URL_ENV: &str = "AGORA_DELIVERY_QUEUE_URL";
 /// Environment variable: the ARN of `orcade-close-due`, the one-shot close schedules' target.
 pub const CLOSE_FUNCTION_ENV: &str = "AGORA_CLOSE_FUNCTION_ARN";
+/// Environment variable: the close timer queue's URL.
+pub const CLOSE_TIMER_QUEUE_URL_ENV: &str = "AGORA_CLOSE_TIMER_QUEUE_URL";
+/// The variables of the close timers.
+pub const CLOSE_TIMERS: agora_aws::TimerEnv = agora_aws::TimerEnv {
+    queue_url: CLOSE_TIMER_QUEUE_URL_ENV,
+    function_arn: CLOSE_FUNCTION_ENV,
+    schedule_group: agora_aws::scheduler::GROUP_ENV,
+};
 /// Environment variable: the SQS queue of resolution events (Xchange's bidding outcomes).
 pub const RESOLUTION_QUEUE_URL_ENV: &str = "AGORA_RESOLUTION_QUEUE_URL";
 
@@ -58,19 +67,18 @@ fn closing(repo: &Repo, evaluations: Arc<dyn WorkQueue>) -> Closing {
     Closing::new(repo.clone(), evaluations, Arc::new(SystemClock), Settings::default().request_leases())
 }
 
-/// The job creator over `repo`: the hooks, the delivery queue (`bid_request`s) and one-shot
-/// closes when their target is configured. `orcade-jobs` builds it, and so does Xchange's
-/// assignment function when Orcade runs in the same stack.
+/// The job creator over `repo`: the hooks, the delivery queue (`bid_request`s) and the close
+/// timers ([`CLOSE_TIMERS`]). `orcade-jobs` builds it, and so does Xchange's assignment function
+/// when Orcade runs in the same stack.
 pub fn creator(repo: &Repo, sdk: &SdkConfig) -> Result<JobCreator, BoxError> {
-    let schedules: Arc<dyn OneShotSchedules> = match agora_aws::OneShotScheduler::from_env(sdk, CLOSE_FUNCTION_ENV) {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
-            tracing::info!(reason = %e, "no one-shot close schedules; the sweep closes due jobs");
-            Arc::new(NoSchedules)
-        }
-    };
+    let timers = Arc::new(agora_aws::Timers::from_env(sdk, &CLOSE_TIMERS));
     let deliveries = queue_from_env(sdk, DELIVERY_QUEUE_URL_ENV)?;
-    Ok(JobCreator::new(repo.clone(), hooks_from_env()?, deliveries, schedules, Arc::new(SystemClock)))
+    Ok(JobCreator::new(repo.clone(), hooks_from_env()?, deliveries, timers, Arc::new(SystemClock)))
+}
+
+/// `orcade-close-due`'s timers: the close timer queue, where a close that came early goes back.
+pub async fn close_timers_from_env() -> agora_aws::Timers {
+    agora_aws::Timers::from_env(&agora_aws::config::load().await, &CLOSE_TIMERS)
 }
 
 /// `orcade-jobs`: the creator, the closer (the evaluation queue) and the edits (the delivery

@@ -8,13 +8,14 @@
 //! | `AGORA_EMBEDDED_DIR` | the folder of the `embedded` store's files (local runs of the functions); default `/tmp/agora` | as `AGORA_STORE` |
 //! | `AGORA_PUBLISHER` | `eventbridge`, `nats` or `log`; default `eventbridge` | start-tasks, evaluate-task |
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | submit-vote |
-//! | `AGORA_START_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot starts; without the first two, the sweep alone starts tasks | create-task |
+//! | `AGORA_START_TIMER_QUEUE_URL` | the start timer queue (`agora_aws::timers`): a task due within 15 minutes goes there with its delay, and start-tasks sends back one that came early; without it, starts wait for the schedules or the sweep | create-task, start-tasks |
+//! | `AGORA_START_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot schedules of starts more than 15 minutes ahead; without the first two, those go through the timer queue in 15-minute hops | create-task |
 //! | `AGORA_LIVE_QUEUE_URL` | the live stream's SQS queue; without it, changes of tasks are not pushed to live streams | submit-vote, start-tasks, evaluate-task, live-stream, live-push |
 //! | `AGORA_LIVE_ENDPOINT` | the WebSocket API's `@connections` endpoint | live-stream, live-push |
 //! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions, live-stream |
 //! | `AGORA_AUTH_JWKS_URL`, `AGORA_AUTH_ISSUER`, `AGORA_AUTH_AUDIENCE` | with `AGORA_AUTH` on, the keys and claims `$connect` tokens are verified against | live-stream |
 //! | `SOCIAL_CHOICE_ID` | names stateful registry deployments `<function_name>-<SOCIAL_CHOICE_ID>` (voting §4); unset: after the task | functions that run hooks |
-//! | hooks | see `agora_hooks_remote::HooksConfig` | create-task, parse-task, submit-vote, start-tasks, evaluate-task |
+//! | hooks | see `agora_hooks_remote::HooksConfig` (on AWS: `AGORA_POLICY_RUNNER_LAMBDA`, the policy-runner function of DSL modules; `AGORA_HOOK_LAMBDA_ARNS`, the functions Lambda hooks may name) | create-task, parse-task, submit-vote, start-tasks, evaluate-task |
 
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
 use agora_runtime::{env, open_publisher, BoxError, PublisherKind};
@@ -22,8 +23,8 @@ use agora_store::DocumentStore;
 use agora_voting_core::live::{LiveStreams, QueuedChanges};
 use agora_voting_core::repo::Repo;
 use agora_voting_core::{
-    voting_hooks, ChangeListener, Evaluator, NoChangeListener, NoSchedules, OneShotSchedules, Publisher, Queries, Repairer, Settings,
-    Starter, SystemClock, TaskCreator, TaskParser, VoteIntake, VotingHooks, VOTING_DB,
+    voting_hooks, ChangeListener, Evaluator, NoChangeListener, Publisher, Queries, Repairer, Settings, Starter, SystemClock, TaskCreator,
+    TaskParser, VoteIntake, VotingHooks, VOTING_DB,
 };
 use aws_config::SdkConfig;
 use std::sync::Arc;
@@ -34,6 +35,14 @@ pub const EVALUATION_QUEUE_URL_ENV: &str = "AGORA_EVALUATION_QUEUE_URL";
 pub const LIVE_QUEUE_URL_ENV: &str = "AGORA_LIVE_QUEUE_URL";
 /// Environment variable: the ARN of `voting-start-tasks`, the one-shot start schedules' target.
 pub const START_FUNCTION_ENV: &str = "AGORA_START_FUNCTION_ARN";
+/// Environment variable: the start timer queue's URL.
+pub const START_TIMER_QUEUE_URL_ENV: &str = "AGORA_START_TIMER_QUEUE_URL";
+/// The variables of the start timers.
+pub const START_TIMERS: agora_aws::TimerEnv = agora_aws::TimerEnv {
+    queue_url: START_TIMER_QUEUE_URL_ENV,
+    function_arn: START_FUNCTION_ENV,
+    schedule_group: agora_aws::scheduler::GROUP_ENV,
+};
 /// The EventBridge `source` of voting's messages, unless `AGORA_EVENT_SOURCE` says otherwise.
 pub const EVENT_SOURCE: &str = "agora.voting";
 
@@ -68,18 +77,16 @@ pub fn parser_from_env() -> Result<TaskParser, BoxError> {
     Ok(TaskParser::new(hooks_from_env()?))
 }
 
-/// `voting-create-task`: the parser, the store, one-shot start schedules (without
-/// `AGORA_START_FUNCTION_ARN` and `AGORA_SCHEDULER_ROLE_ARN`, the sweep alone starts tasks).
+/// `voting-create-task`: the parser, the store, the start timers ([`START_TIMERS`]).
 pub async fn creator_from_env() -> Result<TaskCreator, BoxError> {
     let sdk = agora_aws::config::load().await;
-    let schedules: Arc<dyn OneShotSchedules> = match agora_aws::OneShotScheduler::from_env(&sdk, START_FUNCTION_ENV) {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
-            tracing::info!(reason = %e, "no one-shot start schedules; the sweep starts tasks");
-            Arc::new(NoSchedules)
-        }
-    };
-    Ok(TaskCreator::new(parser_from_env()?, Repo::new(store_from_env().await?), schedules))
+    let timers = Arc::new(agora_aws::Timers::from_env(&sdk, &START_TIMERS));
+    Ok(TaskCreator::new(parser_from_env()?, Repo::new(store_from_env().await?), timers))
+}
+
+/// `voting-start-tasks`' timers: the start timer queue, where a start that came early goes back.
+pub async fn start_timers_from_env() -> agora_aws::Timers {
+    agora_aws::Timers::from_env(&agora_aws::config::load().await, &START_TIMERS)
 }
 
 /// `voting-submit-vote`: the store, the PQT, the evaluation queue, the live queue's changes.

@@ -7,7 +7,7 @@
 //! | `xchange-queries` | the read routes: `GET /tasks/{id}`, `GET /tasks/{id}/output`, `GET /subjects/{id}`, the two `POST …/query` |
 //! | `xchange-assign` | the assignment queue (SQS): direct, function and open round trips, bidding mode's job creation and polls |
 //! | `xchange-bidding-outcome` | the bidding-outcome queue (SQS): Orcade's resolution events |
-//! | `xchange-deadline` | a bidding task's one-shot `xchange-bidding-<task_id>` schedule ([`deadline`]) |
+//! | `xchange-deadline` | the deadline timer queue (a bidding task's `xchange-bidding-<task_id>` timer) and its one-shot schedules ([`deadline`]) |
 //!
 //! The HTTP functions serve Xchange's own routers (`agora-xchange-api`), the queue consumers the
 //! core's work handlers, through the platform's Lambda mains (`agora_runtime::lambda`).

@@ -6,14 +6,15 @@
 //! | Variable | Meaning | Read by |
 //! |---|---|---|
 //! | `AGORA_STORE`, `MONGODB_URI`, `AGORA_DYNAMODB_TABLE` | the store (`agora_runtime::store_from_env`) | all |
-//! | `EXCHANGE_ID` | the exchange: database `exchange_{EXCHANGE_ID}` (default `default`) | all |
+//! | `EXCHANGE_ID` | the exchange: database `exchange_{EXCHANGE_ID}` (default `default`), and the mark of the bid jobs it opens (`bid_job_metadata.xchange`) | all |
 //! | `AGORA_ASSIGNMENT_QUEUE_URL` | the SQS queue of assignments and bidding polls | submit-task, assign |
 //! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS`, `AGORA_HOOK_SIGNING_SECRET` (signs each call) | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip fails the task saying so | assign |
 //! | `AGORA_BIDDING_TIMEOUT_MS` | bidding's time limit (24 h) | assign, bidding-outcome, deadline |
-//! | `AGORA_DEADLINE_FUNCTION_ARN`, `AGORA_DEADLINE_SCHEDULE_GROUP`, `AGORA_SCHEDULER_ROLE_ARN` | a bidding task's one-shot deadline; without the first and last, the polls alone end a task at its limit | assign |
+//! | `AGORA_DEADLINE_TIMER_QUEUE_URL` | the deadline timer queue (`agora_aws::timers`): a deadline within 15 minutes goes there with its delay, and deadline sends back one that came early; without it, a deadline waits for its schedule or the polls | assign, deadline |
+//! | `AGORA_DEADLINE_FUNCTION_ARN`, `AGORA_DEADLINE_SCHEDULE_GROUP`, `AGORA_SCHEDULER_ROLE_ARN` | one-shot schedules of deadlines more than 15 minutes ahead; without the first and last, those go through the timer queue in 15-minute hops | assign |
 //! | `ORCADE_URL` | an Orcade elsewhere, over HTTP; unset, Orcade's flows in this stack | assign, bidding-outcome, deadline |
-//! | Orcade's variables (`functions/orcade/src/wiring.rs`: its delivery queue, close schedules, hooks) | Orcade in this stack: the job creator | assign |
-//! | hooks | see `agora_hooks_remote::HooksConfig`: selectors, acceptance functions | submit-task, subjects, assign |
+//! | Orcade's variables (`functions/orcade/src/wiring.rs`: its delivery queue, close timers, hooks) | Orcade in this stack: the job creator | assign |
+//! | hooks | see `agora_hooks_remote::HooksConfig`: selectors, acceptance functions (on AWS: `AGORA_POLICY_RUNNER_LAMBDA`, the policy-runner function of DSL modules; `AGORA_HOOK_LAMBDA_ARNS`, the functions Lambda hooks may name) | submit-task, subjects, assign |
 //! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions |
 
 use agora_delegate::HttpDelegate;
@@ -39,6 +40,14 @@ pub const BIDDING_TIMEOUT_ENV: &str = "AGORA_BIDDING_TIMEOUT_MS";
 pub const DEADLINE_FUNCTION_ENV: &str = "AGORA_DEADLINE_FUNCTION_ARN";
 /// Environment variable: the schedule group of the deadlines.
 pub const DEADLINE_GROUP_ENV: &str = "AGORA_DEADLINE_SCHEDULE_GROUP";
+/// Environment variable: the deadline timer queue's URL.
+pub const DEADLINE_TIMER_QUEUE_URL_ENV: &str = "AGORA_DEADLINE_TIMER_QUEUE_URL";
+/// The variables of the deadline timers.
+pub const DEADLINE_TIMERS: agora_aws::TimerEnv = agora_aws::TimerEnv {
+    queue_url: DEADLINE_TIMER_QUEUE_URL_ENV,
+    function_arn: DEADLINE_FUNCTION_ENV,
+    schedule_group: DEADLINE_GROUP_ENV,
+};
 /// How long one call to an Orcade elsewhere may take.
 const ORCADE_CALL_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -116,23 +125,10 @@ async fn bidding_from_env(creates: bool, backend: &StoreBackend, sdk: &SdkConfig
     }))
 }
 
-/// A bidding task's one-shot deadlines: `xchange-deadline` in the group
-/// `AGORA_DEADLINE_SCHEDULE_GROUP`, when its ARN and the scheduler's role are set.
-fn deadlines_from_env(sdk: &SdkConfig) -> Arc<dyn OneShotSchedules> {
-    let target = match (agora_support::env::var(DEADLINE_FUNCTION_ENV), agora_support::env::var(agora_aws::scheduler::ROLE_ENV)) {
-        (Some(function_arn), Some(role_arn)) => agora_aws::ScheduleTarget {
-            group: agora_support::env::var(DEADLINE_GROUP_ENV).unwrap_or_else(|| agora_aws::scheduler::DEFAULT_GROUP.to_owned()),
-            function_arn,
-            role_arn,
-        },
-        _ => {
-            tracing::info!(
-                "no one-shot bidding deadlines ({DEADLINE_FUNCTION_ENV} or the scheduler's role unset); the polls end a task at its limit"
-            );
-            return Arc::new(NoSchedules);
-        }
-    };
-    Arc::new(agora_aws::OneShotScheduler::new(aws_sdk_scheduler::Client::new(sdk), target))
+/// A bidding task's deadline timers ([`DEADLINE_TIMERS`]): `xchange-assign` sets them,
+/// `xchange-deadline` sends back one that came early.
+pub fn deadline_timers_from_env(sdk: &SdkConfig) -> agora_aws::Timers {
+    agora_aws::Timers::from_env(sdk, &DEADLINE_TIMERS)
 }
 
 /// The exchange's store and Orcade's, two databases on one connection to the backend (a cold
@@ -143,8 +139,10 @@ async fn bidder(creates: bool, sdk: &SdkConfig) -> Result<(Repo, Bidder), BoxErr
     let backend = StoreBackend::from_env().await?;
     let repo = repo_on(&backend).await?;
     let bidding = bidding_from_env(creates, &backend, sdk).await?;
-    let deadlines: Arc<dyn OneShotSchedules> = if creates { deadlines_from_env(sdk) } else { Arc::new(NoSchedules) };
-    let bidder = Bidder::new(repo.clone(), bidding, assignments_from_env(sdk)?, deadlines, clock(), bidding_limits_from_env()?);
+    let deadlines: Arc<dyn OneShotSchedules> = if creates { Arc::new(deadline_timers_from_env(sdk)) } else { Arc::new(NoSchedules) };
+    // The exchange's id goes into the mark of each job it opens, which Orcade announces.
+    let limits = bidding_limits_from_env()?;
+    let bidder = Bidder::new(repo.clone(), bidding, assignments_from_env(sdk)?, deadlines, clock(), limits, &exchange_id_from_env()?);
     Ok((repo, bidder))
 }
 

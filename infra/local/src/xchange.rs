@@ -60,7 +60,8 @@ pub async fn wire(
         }
         None => Arc::new(InProcessOrcade::new(orcade.creator().clone(), orcade.queries().clone())),
     };
-    let ports = Ports::new(store, xchange_hooks(platform.remote.clone()), Arc::new(assignments), delegate, bidding);
+    let mut ports = Ports::new(store, xchange_hooks(platform.remote.clone()), Arc::new(assignments), delegate, bidding);
+    ports.exchange_id = exchange_id.to_owned();
     let limits = BiddingLimits { timeout: Duration::from_millis(config.bidding_timeout_ms.max(1)), ..BiddingLimits::default() };
     let xchange = Arc::new(Xchange::new(ports, Settings::new(Duration::from_millis(config.delegate_timeout_ms), limits)));
     let routes = agora_xchange_api::with_limits(agora_xchange_api::routes(xchange.clone()));

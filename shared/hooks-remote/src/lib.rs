@@ -11,7 +11,12 @@
 //! Common rules: every call has a time limit (default 30 s, `AGORA_HOOK_TIMEOUT_MS`), applied
 //! by `agora_hooks::Hooks`; every failure is a typed [`HookError`]; `http` and external calls are
 //! signed (Standard Webhooks) when `AGORA_HOOK_SIGNING_SECRET` is set. A mode whose setting is
-//! missing is refused when a spec is stored, naming the setting.
+//! missing is refused when a spec is stored, naming the setting, and so is a Lambda function
+//! outside `AGORA_HOOK_LAMBDA_ARNS` ([`LambdaScope`]).
+//!
+//! On AWS (template.yaml) DSL modules run in the policy-runner function (`functions/policy-runner`,
+//! `AGORA_POLICY_RUNNER_LAMBDA`), which every function that runs hooks may invoke, and Lambda
+//! hooks may invoke the functions of the template's `HookLambdaArns` (`AGORA_HOOK_LAMBDA_ARNS`).
 
 mod cache;
 pub mod config;
@@ -31,7 +36,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{HooksConfig, DEFAULT_TIMEOUT};
+pub use config::{HooksConfig, LambdaScope, DEFAULT_TIMEOUT};
 pub use dsl::{PolicyExecutor, Workflows};
 pub use http::HttpClient;
 pub use lambda::LambdaInvoker;
@@ -55,6 +60,7 @@ struct Inner {
     workflows: Option<Workflows>,
     lambda: LambdaInvoker,
     lambda_available: bool,
+    lambda_scope: LambdaScope,
     policy: PolicyRunner,
 }
 
@@ -103,6 +109,7 @@ impl RemoteHooks {
                 workflows,
                 lambda,
                 lambda_available: config.lambda_available(),
+                lambda_scope: config.lambda_scope.clone(),
                 policy,
             }),
         })
@@ -142,6 +149,7 @@ impl Remote for RemoteHooks {
             HookTarget::Function { .. } if self.inner.registry.is_none() => Err(missing("function")),
             HookTarget::Dsl { .. } if self.inner.workflows.is_none() => Err(missing("dsl")),
             HookTarget::Lambda { .. } if !self.inner.lambda_available => Err(missing("lambda")),
+            HookTarget::Lambda { function_name, .. } => self.inner.lambda_scope.check(function_name),
             HookTarget::Builtin { .. } => Err("builtin rules run in process, not remotely".into()),
             _ => Ok(()),
         }
@@ -169,5 +177,33 @@ impl Remote for RemoteHooks {
 
     fn timeout(&self) -> Duration {
         self.inner.timeout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lambda(function_name: &str) -> HookTarget<'_> {
+        HookTarget::Lambda { function_name, parameters: &Value::Null }
+    }
+
+    #[test]
+    fn lambda_hooks_are_checked_against_the_scope_when_stored() {
+        let on_aws = |scope: &str| {
+            let config =
+                HooksConfig { aws_region: Some("eu-west-1".into()), lambda_scope: LambdaScope::parse(scope), ..HooksConfig::default() };
+            RemoteHooks::new(&config).unwrap()
+        };
+        let arn = "arn:aws:lambda:eu-west-1:123456789012:function:agora-hook-post";
+        let e = on_aws("none").check(&lambda(arn)).unwrap_err();
+        assert!(e.contains("HookLambdaArns"), "{e}");
+        let scoped = on_aws("arn:aws:lambda:eu-west-1:123456789012:function:agora-hook-*");
+        assert_eq!(scoped.check(&lambda(arn)), Ok(()));
+        assert!(scoped.check(&lambda("arn:aws:lambda:eu-west-1:123456789012:function:billing")).is_err());
+        // Unset (local runs): any function; no region nor endpoint: the mode itself is refused.
+        let any = RemoteHooks::new(&HooksConfig { aws_region: Some("eu-west-1".into()), ..HooksConfig::default() }).unwrap();
+        assert_eq!(any.check(&lambda("billing")), Ok(()));
+        assert!(RemoteHooks::default().check(&lambda(arn)).unwrap_err().contains("AWS_REGION"));
     }
 }

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -66,10 +67,15 @@ class Stack:
     stack_name: str = field(default_factory=tpl.new_stack_name)
     log_dir: Path | None = None
     region: str = "us-east-1"
+    # Lambda functions outside the stack that its hooks may name (another stack's, another
+    # account's): function name -> handler(event) -> result, served on Lambda Invoke by name or
+    # ARN (the caller's role is checked as for the stack's own functions).
+    outside_functions: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
         self.pseudo = tpl.Pseudo(self.stack_name, region=self.region)
         self.functions: dict[str, Function] = {}
+        self.outside_invocations: list[tuple[str, Any]] = []
         self.ids: dict[str, Any] = {}
         self.events: list[dict] = []
         self.notes: list[str] = []
@@ -180,6 +186,21 @@ class Stack:
             if name in (f.name, f.logical_id, f.arn):
                 return f
         return None
+
+    def _python_package(self, lid: str, code: Path) -> str:
+        """The folder `sam build` makes of a Python function: its CodeUri folder as it is, or
+        with `Metadata: {BuildMethod: makefile}` what `make -f <CodeUri>/Makefile build-<LogicalId>`
+        leaves in ARTIFACTS_DIR, run (as SAM runs it) in a scratch copy of the CodeUri folder."""
+        metadata = self.source["Resources"][lid].get("Metadata") or {}
+        if metadata.get("BuildMethod") != "makefile":
+            return str(code)
+        scratch, out = self._tmp / "scratch" / lid, self._tmp / "build" / lid
+        shutil.copytree(code, scratch)
+        out.mkdir(parents=True)
+        done = subprocess.run(["make", "-f", str(code / "Makefile"), f"build-{lid}"], cwd=scratch, env={**os.environ, "ARTIFACTS_DIR": str(out)}, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise tpl.TemplateError(f"{lid}: make build-{lid} failed (exit {done.returncode}): {done.stderr.strip()}")
+        return str(out)
 
     def binary_path(self, binary: str) -> tuple[list[str], str]:
         base = Path(self.bin_dir) if self.bin_dir else default_bin_dir()
@@ -315,7 +336,7 @@ class Stack:
             runtime_kind = str(props.get("Runtime", ""))
             if runtime_kind.startswith("python"):
                 code = (REPO / str(self.source["Resources"][lid]["Properties"].get("CodeUri", "."))).resolve()
-                command, root = [sys.executable, str(RIC)], str(code)
+                command, root = [sys.executable, str(RIC)], self._python_package(lid, code)
                 fn.env["LAMBDA_TASK_ROOT"] = root
                 fn.env["PYTHONPATH"] = root
             else:
@@ -426,12 +447,21 @@ class Stack:
     async def lambda_invoke(self, request: web.Request, body: bytes) -> web.Response:
         name = re.search(r"/functions/([^/]+)/invocations", request.path).group(1)
         fn = self.function_by_name(name)
-        if fn is None:
+        outside = self.outside_functions.get(name.split(":function:", 1)[-1].split(":", 1)[0]) if fn is None else None
+        if fn is None and outside is None:
             return web.json_response({"Type": "User", "Message": f"Function not found: {name}"}, status=404, headers={"x-amzn-ErrorType": "ResourceNotFoundException"})
         try:
             event = json.loads(body) if body else {}
         except ValueError:
             return web.json_response({"Type": "User", "Message": "Could not parse request body into json"}, status=400, headers={"x-amzn-ErrorType": "InvalidRequestContentException"})
+        if outside is not None:
+            self.outside_invocations.append((name, event))
+            try:
+                result = await asyncio.to_thread(outside, event)
+            except Exception as e:  # noqa: BLE001 - the function's own error, as Lambda reports it
+                error = {"errorMessage": str(e), "errorType": type(e).__name__}
+                return web.Response(text=json.dumps(error), status=200, headers={"X-Amz-Function-Error": "Unhandled"}, content_type="application/json")
+            return web.Response(text=json.dumps(result), status=200, headers={"X-Amz-Executed-Version": "$LATEST"}, content_type="application/json")
         kind = request.headers.get("X-Amz-Invocation-Type", "RequestResponse")
         if kind == "Event":
             asyncio.get_running_loop().create_task(fn.runtime.invoke(event, source="lambda:Invoke(Event)"))

@@ -50,6 +50,10 @@
 //! * **Deleting a job deletes its bids**; its task results stay as the audit of what was sent.
 //! * **A client-chosen `bid_job_id` already in use** is a 409 ([`OrcadeError::JobIdTaken`]).
 //! * **Tags**: `by-tags` trims each tag and drops empty ones; none left is a 400.
+//! * **Resolution events are Xchange's.** A job's resolution event (`bid_job_resolved`, on the
+//!   resolutions queue, which is Xchange's bidding-outcome queue) is sent only for a job whose
+//!   `bid_job_metadata.xchange` is an object: the mark Xchange's bidding mode sets on each job
+//!   it opens ([`work::RESOLUTION_MARK`]). Other jobs are resolved without a word to Xchange.
 
 pub mod closing;
 pub mod error;
@@ -74,4 +78,4 @@ pub use flows::repair::{Repairer, Stall};
 pub use hooks::{orcade_hooks, OrcadeBuiltins, OrcadeHooks, OrcadeInput};
 pub use repo::{Decision, EvaluationRecord, Repo};
 pub use service::{Orcade, Ports, Settings};
-pub use work::{Delivery, DeliveryWork, EvaluationWork};
+pub use work::{announces_resolution, Delivery, DeliveryWork, EvaluationWork, RESOLUTION_MARK};

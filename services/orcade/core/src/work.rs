@@ -8,14 +8,17 @@
 //!   Delivered at most once to completion, whatever the redeliveries (see
 //!   [`crate::flows::deliver`]).
 //! * A **resolution event** goes on the resolutions queue once a job is resolved
-//!   ([`resolution_event`]): `{"event_type": "bid_job_resolved", "bid_job_id": "..."}`.
+//!   ([`resolution_event`]): `{"event_type": "bid_job_resolved", "bid_job_id": "..."}`, for a
+//!   job that carries the listener's mark alone ([`RESOLUTION_MARK`]: `bid_job_metadata.xchange`,
+//!   an object, which Xchange's bidding mode sets on each job it opens). Nobody else listens: a
+//!   job created through `POST /bid-jobs` by anyone else announces nothing.
 //! * An open job with `bid_job_max_time` has the one-shot schedule `close-<bid_job_id>` at
 //!   `bid_job_closes_at`, with the body `{"bid_job_id": "..."}`; its target runs the close sweep
 //!   ([`crate::Closer::close_due_jobs`]), which also runs on its own timer.
 
 use crate::flows::deliver::{Deliverer, DeliveryOutcome};
 use crate::flows::evaluate::{EvaluationOutcome, Evaluator};
-use agora_orcade_schema::TaskType;
+use agora_orcade_schema::{BidJob, TaskType};
 use agora_ports::{WorkHandler, WorkOutcome};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -45,8 +48,25 @@ pub fn resolution_event(bid_job_id: &str) -> String {
     json!({"event_type": "bid_job_resolved", "bid_job_id": bid_job_id}).to_string()
 }
 
-/// Sends the resolution event of `bid_job_id`; a failure is logged (the listener also polls).
-pub(crate) async fn announce_resolution(resolutions: &dyn agora_ports::WorkQueue, bid_job_id: &str) {
+/// The key of `bid_job_metadata` that marks a job whose resolution is announced: Xchange's
+/// bidding mode sets `bid_job_metadata.xchange = {"exchange_id": "...", "task_id": "..."}` on
+/// each job it opens (`agora_xchange_core::flows::bidding::JOB_MARK`), and the resolutions
+/// queue is Xchange's. Any object counts; what it names is Xchange's to read.
+pub const RESOLUTION_MARK: &str = "xchange";
+
+/// Whether `job`'s resolution is announced: it carries [`RESOLUTION_MARK`].
+pub fn announces_resolution(job: &BidJob) -> bool {
+    job.bid_job_metadata.get(RESOLUTION_MARK).is_some_and(Value::is_object)
+}
+
+/// Sends the resolution event of `job` when it carries the mark; a failure is logged (the
+/// listener also polls).
+pub(crate) async fn announce_resolution(resolutions: &dyn agora_ports::WorkQueue, job: &BidJob) {
+    let bid_job_id = job.bid_job_id.as_str();
+    if !announces_resolution(job) {
+        tracing::debug!(bid_job_id, "no resolution event: the job carries no bid_job_metadata.{RESOLUTION_MARK} (nobody listens for it)");
+        return;
+    }
     if let Err(e) = resolutions.send(&format!("resolved:{bid_job_id}"), &resolution_event(bid_job_id), std::time::Duration::ZERO).await {
         tracing::warn!(bid_job_id, error = %e, "resolution event not sent; listeners find the outcome by polling");
     }

@@ -4,7 +4,7 @@
 use agora_auth::Caller;
 use agora_filter::Filter;
 use agora_hooks::{Call, HookError, NoRemote, Remote};
-use agora_orcade_core::work::{close_request, close_schedule_name, evaluation_request};
+use agora_orcade_core::work::{close_request, close_schedule_name, evaluation_request, RESOLUTION_MARK};
 use agora_orcade_core::{
     orcade_hooks, Decision, Delivery, DeliveryOutcome, EvaluationOutcome, Orcade, OrcadeError, Ports, Settings, Stall, TagMatch, ORCADE_DB,
 };
@@ -194,6 +194,13 @@ fn closed_job() -> Value {
     })
 }
 
+/// `job` as Xchange's bidding mode opens it: marked `bid_job_metadata.xchange`, whose
+/// resolution is announced on the resolutions queue.
+fn xchange_job(mut job: Value) -> Value {
+    job["bid_job_metadata"][RESOLUTION_MARK] = json!({"exchange_id": "default", "task_id": "task-1"});
+    job
+}
+
 /// An open job: no PQT, the lowest price wins, closing after `max` applicants (or `max_time`).
 fn open_job(max: Option<i64>, max_time: Option<i64>) -> Value {
     json!({
@@ -252,7 +259,7 @@ async fn drain(f: &Flows) -> (Vec<Sent>, Vec<Sent>) {
 #[tokio::test]
 async fn a_closed_job_runs_from_creation_to_the_winners_result() {
     let f = flows();
-    let job_id = f.orcade.creator().create_job(&closed_job()).await.expect("created").bid_job_id;
+    let job_id = f.orcade.creator().create_job(&xchange_job(closed_job())).await.expect("created").bid_job_id;
 
     // One bid_request per roster subject, queued, not sent inline.
     let requests = f.deliveries.take();
@@ -314,7 +321,7 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
     let output = result.evaluator_output.expect("evaluator_output");
     assert_eq!((output["status"].clone(), output["winner_subject_id"].clone()), (json!("resolved"), json!("t2")));
 
-    // Resolved once its bid_winner is stored: one resolution event.
+    // Resolved once its bid_winner is stored: one resolution event (Xchange opened the job).
     let events: Vec<Value> = f.resolutions.take().iter().map(|w| serde_json::from_str(&w.body).unwrap()).collect();
     assert_eq!(events, [json!({"event_type": "bid_job_resolved", "bid_job_id": job_id})]);
 
@@ -534,7 +541,7 @@ async fn a_pqt_that_fails_or_answers_malformed_refuses_the_bid_saying_so() {
 #[tokio::test]
 async fn no_valid_bids_marks_no_winner_and_sends_nothing() {
     let f = flows();
-    let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    let job_id = f.orcade.creator().create_job(&xchange_job(closed_job())).await.unwrap().bid_job_id;
     f.deliveries.take();
     for s in ["t1", "t2", "t3"] {
         assert!(matches!(f.orcade.intake().submit_bid(&job_id, &bid(s, 10.0, 0.1)).await, Err(OrcadeError::PqtRefused { .. })));
@@ -547,6 +554,37 @@ async fn no_valid_bids_marks_no_winner_and_sends_nothing() {
     assert!(matches!(record.decision, Decision::NoValidBids { evaluator_output } if evaluator_output["status"] == "no_valid_bids"));
     assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Closed);
     assert_eq!(f.resolutions.take().len(), 1, "resolved with no winner: one event");
+}
+
+#[tokio::test]
+async fn only_the_jobs_xchange_opened_announce_their_resolution() {
+    let f = flows();
+    let mut not_a_mark = closed_job();
+    not_a_mark["bid_job_metadata"][RESOLUTION_MARK] = json!("yes");
+    // Jobs nobody marked: one with a winner (evaluated, then its bid_winner delivered), one
+    // with no valid bids (evaluated), one whose mark is not an object.
+    let won = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    let unmarked = f.orcade.creator().create_job(&not_a_mark).await.unwrap().bid_job_id;
+    let none_valid = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
+    for (s, price) in [("t1", 120.0), ("t2", 90.0), ("t3", 150.0)] {
+        f.orcade.intake().submit_bid(&won, &bid(s, price, 0.9)).await.expect("bid");
+        f.orcade.intake().submit_bid(&unmarked, &bid(s, price, 0.9)).await.expect("bid");
+        assert!(matches!(f.orcade.intake().submit_bid(&none_valid, &bid(s, price, 0.1)).await, Err(OrcadeError::PqtRefused { .. })));
+    }
+    let (evaluated, delivered) = drain(&f).await;
+    assert_eq!(evaluated.len(), 3);
+    assert_eq!(delivered.iter().filter(|d| d.key.starts_with("bid_winner:")).count(), 2);
+    assert!(results(&f, &won).await.iter().any(|r| r.task_type == TaskType::BidWinner));
+    assert!(f.resolutions.take().is_empty(), "no resolution event for a job Xchange did not open");
+
+    // The same job marked: its resolution is announced.
+    let marked = f.orcade.creator().create_job(&xchange_job(closed_job())).await.unwrap().bid_job_id;
+    for (s, price) in [("t1", 120.0), ("t2", 90.0), ("t3", 150.0)] {
+        f.orcade.intake().submit_bid(&marked, &bid(s, price, 0.9)).await.expect("bid");
+    }
+    drain(&f).await;
+    let events: Vec<Value> = f.resolutions.take().iter().map(|w| serde_json::from_str(&w.body).unwrap()).collect();
+    assert_eq!(events, [json!({"event_type": "bid_job_resolved", "bid_job_id": marked})]);
 }
 
 #[tokio::test]

@@ -78,3 +78,12 @@ impl Bidding for InProcessOrcade {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Xchange marks its jobs with the key Orcade looks for before it announces a resolution.
+    #[test]
+    fn xchange_marks_its_jobs_as_orcade_expects() {
+        assert_eq!(agora_xchange_core::JOB_MARK, agora_orcade_core::RESOLUTION_MARK);
+    }
+}

@@ -32,7 +32,9 @@
 //!   winner fails the task after a grace period, see [`flows::bidding`]); the job's creator is
 //!   `bid_job_creator_id` or `"xchange"`; open bid jobs take `bid_job_max_subjects` /
 //!   `bid_job_max_time` from the task's parameters; a winner whose `bid_winner` delivery failed
-//!   fails the task with that result.
+//!   fails the task with that result. Each job Xchange opens carries the mark
+//!   `bid_job_metadata.xchange = {"exchange_id", "task_id"}` ([`JOB_MARK`]), the only jobs whose
+//!   resolution Orcade announces; an event for a job no task here has is ignored.
 //! * **Ids** a client chooses are at most 128 characters with no `/` (as Orcade's); an id in
 //!   use is a 409.
 
@@ -46,7 +48,7 @@ pub mod work;
 
 pub use error::{InternalError, XchangeError};
 pub use flows::assign::{AssignOutcome, Assigner};
-pub use flows::bidding::{deadline_schedule_name, Bidder, BiddingLimits, Settle};
+pub use flows::bidding::{deadline_schedule_name, Bidder, BiddingLimits, Settle, JOB_MARK};
 pub use flows::intake::TaskIntake;
 pub use flows::query::Queries;
 pub use flows::subjects::Subjects;

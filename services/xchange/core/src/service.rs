@@ -11,6 +11,7 @@ use crate::ports::{Bidding, Clock, Delegate, NoSchedules, OneShotSchedules, Syst
 use crate::repo::Repo;
 use crate::work::{AssignmentWork, BiddingOutcomeWork};
 use agora_store::DocumentStore;
+use agora_xchange_schema::DEFAULT_EXCHANGE_ID;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,10 +29,13 @@ pub struct Ports {
     pub clock: Arc<dyn Clock>,
     /// One-shot bidding deadlines; the polls end a task at its limit anyway.
     pub scheduler: Arc<dyn OneShotSchedules>,
+    /// The exchange (`EXCHANGE_ID`), named in the mark of the bid jobs it opens
+    /// ([`crate::flows::bidding::JOB_MARK`]).
+    pub exchange_id: String,
 }
 
 impl Ports {
-    /// Ports with the system clock and no one-shot schedules.
+    /// Ports with the system clock, no one-shot schedules, and the exchange `default`.
     pub fn new(
         store: Arc<dyn DocumentStore>,
         hooks: XchangeHooks,
@@ -39,7 +43,16 @@ impl Ports {
         delegate: Arc<dyn Delegate>,
         bidding: Arc<dyn Bidding>,
     ) -> Self {
-        Self { store, hooks, assignments, delegate, bidding, clock: Arc::new(SystemClock), scheduler: Arc::new(NoSchedules) }
+        Self {
+            store,
+            hooks,
+            assignments,
+            delegate,
+            bidding,
+            clock: Arc::new(SystemClock),
+            scheduler: Arc::new(NoSchedules),
+            exchange_id: DEFAULT_EXCHANGE_ID.to_owned(),
+        }
     }
 }
 
@@ -87,8 +100,15 @@ impl Xchange {
     pub fn new(ports: Ports, settings: Settings) -> Self {
         let p = &ports;
         let repo = Repo::new(p.store.clone());
-        let bidder =
-            Bidder::new(repo.clone(), p.bidding.clone(), p.assignments.clone(), p.scheduler.clone(), p.clock.clone(), settings.bidding);
+        let bidder = Bidder::new(
+            repo.clone(),
+            p.bidding.clone(),
+            p.assignments.clone(),
+            p.scheduler.clone(),
+            p.clock.clone(),
+            settings.bidding,
+            &p.exchange_id,
+        );
         Self {
             intake: TaskIntake::new(repo.clone(), p.hooks.clone(), p.assignments.clone(), p.clock.clone()),
             subjects: Subjects::new(repo.clone(), p.hooks.clone()),

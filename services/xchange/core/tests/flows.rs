@@ -5,7 +5,7 @@ use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, Script
 use agora_ports::{DelegateError, WorkHandler, WorkOutcome};
 use agora_store::memory::MemoryStore;
 use agora_xchange_core::{
-    xchange_hooks, AssignOutcome, Assignment, BidOutcome, Bidding, BiddingError, BiddingLimits, Ports, Settings, Settle, Xchange,
+    xchange_hooks, AssignOutcome, Assignment, BidOutcome, Bidding, BiddingError, BiddingLimits, Ports, Settings, Settle, Xchange, JOB_MARK,
 };
 use agora_xchange_schema::{exchange_db, DEFAULT_EXCHANGE_ID};
 use async_trait::async_trait;
@@ -60,6 +60,7 @@ fn flows() -> Flows {
         bidding: orcade.clone(),
         clock: clock.clone(),
         scheduler: schedules.clone(),
+        exchange_id: "ex-1".into(),
     };
     let limits = BiddingLimits { timeout: Duration::from_secs(60), ..BiddingLimits::default() };
     Flows { xchange: Xchange::new(ports, Settings::new(Duration::from_secs(30), limits)), queue, clock, delegate, orcade, schedules }
@@ -137,6 +138,9 @@ async fn a_bidding_task_creates_one_job_and_takes_its_winners_result() {
     assert_eq!(job["bid_job_subject_ids"], json!(["a", "b"]));
     assert_eq!(job["bid_job_creator_id"], json!("xchange"));
     assert!(!job.to_string().contains("secret"), "task_data is not sent in bidding mode: {job}");
+    // Marked as this exchange's, so that Orcade announces its resolution.
+    assert_eq!(JOB_MARK, "xchange");
+    assert_eq!(job["bid_job_metadata"], json!({"xchange": {"exchange_id": "ex-1", "task_id": id}}));
     let task = f.xchange.repo().task(&id).await.unwrap().unwrap();
     assert_eq!(task.task_assignment_status.as_str(), "bidding");
     assert_eq!(task.bid_job_id(), job["bid_job_id"].as_str());
@@ -206,6 +210,21 @@ async fn bidding_with(f: &Flows, assignment: Value) -> (String, AssignOutcome) {
     f.queue.take();
     let outcome = f.xchange.assigner().assign(&id).await.unwrap();
     (id, outcome)
+}
+
+#[tokio::test]
+async fn the_job_keeps_the_task_s_metadata_and_carries_the_exchange_s_mark() {
+    let f = flows();
+    let metadata = json!({"parameters": {"min": 0.5}, "team": "fr", "xchange": "the task's own, replaced"});
+    let (id, outcome) = bidding_with(&f, json!({"bid_job_subject_ids": ["a"], "bid_job_metadata": metadata})).await;
+    assert!(matches!(outcome, AssignOutcome::Bidding { .. }), "{outcome:?}");
+    let job = f.orcade.created.lock().unwrap().pop().unwrap();
+    assert_eq!(
+        job["bid_job_metadata"],
+        json!({"parameters": {"min": 0.5}, "team": "fr", "xchange": {"exchange_id": "ex-1", "task_id": id}})
+    );
+    // An event for a job no task here has is ignored.
+    assert_eq!(f.xchange.bidder().resolved("someone-elses-job").await.unwrap(), Settle::NotBidding);
 }
 
 #[tokio::test]
@@ -310,6 +329,7 @@ fn with_limits(f: &Flows, limits: BiddingLimits) -> Xchange {
         bidding: f.orcade.clone(),
         clock: f.clock.clone(),
         scheduler: f.schedules.clone(),
+        exchange_id: "ex-1".into(),
     };
     Xchange::new(ports, Settings::new(Duration::from_secs(30), limits))
 }
@@ -355,6 +375,7 @@ async fn every_selector_gets_the_task_s_parameters() {
         bidding: f.orcade.clone(),
         clock: f.clock.clone(),
         scheduler: f.schedules.clone(),
+        exchange_id: "ex-1".into(),
     };
     let xchange = Xchange::new(ports, Settings::default());
     xchange.subjects().create(&json!({"subject_id": "s1", "subject_capabilities": {"gpu": true}})).await.unwrap();

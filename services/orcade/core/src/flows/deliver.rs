@@ -62,7 +62,8 @@ impl Deliverer {
         Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease, resolutions: Arc::new(NoListener) }
     }
 
-    /// Sends the job's resolution event once its `bid_winner` result is stored.
+    /// Sends the job's resolution event once its `bid_winner` result is stored, for a job that
+    /// carries the listener's mark ([`crate::work::RESOLUTION_MARK`]).
     pub fn with_resolutions(mut self, resolutions: Arc<dyn WorkQueue>) -> Self {
         self.resolutions = resolutions;
         self
@@ -79,7 +80,13 @@ impl Deliverer {
         let outcome = self.deliver_once(d).await?;
         // Also when found delivered: a crash may have come between the result and the event.
         if d.task_type == TaskType::BidWinner && !matches!(outcome, DeliveryOutcome::InProgress | DeliveryOutcome::JobGone) {
-            crate::work::announce_resolution(self.resolutions.as_ref(), &d.bid_job_id).await;
+            match self.repo.job(&d.bid_job_id).await {
+                Ok(Some(job)) => crate::work::announce_resolution(self.resolutions.as_ref(), &job).await,
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(bid_job_id = %d.bid_job_id, error = %e, "job not read: no resolution event; listeners find the outcome by polling")
+                }
+            }
         }
         Ok(outcome)
     }

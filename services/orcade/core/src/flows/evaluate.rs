@@ -81,7 +81,8 @@ impl Evaluator {
     }
 
     /// Sends a resolution event for each job evaluated with no winner (a winner's is sent once
-    /// its `bid_winner` is stored, by the [`crate::Deliverer`]).
+    /// its `bid_winner` is stored, by the [`crate::Deliverer`]); only for a job that carries the
+    /// listener's mark ([`crate::work::RESOLUTION_MARK`]).
     pub fn with_resolutions(mut self, resolutions: Arc<dyn WorkQueue>) -> Self {
         self.resolutions = resolutions;
         self
@@ -160,12 +161,13 @@ impl Evaluator {
         // A job requested by the repair sweep is closed already; this only makes sure of it.
         self.closing.fence(id).await?;
         self.repo.close_job(id).await?;
+        let job = self.repo.job(id).await?;
         // Closed and fenced: an accepted applicant missing from an open job's roster now is one
         // whose process died before its append.
-        if let Some(job) = self.repo.job(id).await?.filter(|j| j.bid_job_mode == BidJobMode::Open) {
+        if let Some(job) = job.as_ref().filter(|j| j.bid_job_mode == BidJobMode::Open) {
             let (on_file, _) = crate::closing::on_file(self.repo.store().counter(&crate::closing::bids_counter(id)).await?);
             if (job.bid_job_subject_ids.len() as i64) < on_file {
-                self.repo.mend_open_roster(&job).await?;
+                self.repo.mend_open_roster(job).await?;
             }
         }
         let outcome = match decision {
@@ -188,8 +190,8 @@ impl Evaluator {
                 EvaluationOutcome::Failed { error: error.clone() }
             }
         };
-        if !matches!(decision, Decision::Winner { .. }) {
-            crate::work::announce_resolution(self.resolutions.as_ref(), id).await;
+        if let Some(job) = job.as_ref().filter(|_| !matches!(decision, Decision::Winner { .. })) {
+            crate::work::announce_resolution(self.resolutions.as_ref(), job).await;
         }
         self.repo.mark_applied(id).await?;
         if let Err(e) = self.repo.clear_pending(id).await {

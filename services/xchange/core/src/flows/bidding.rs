@@ -6,6 +6,13 @@
 //! `task_metadata.bid_job_id` is written with the status `bidding`. The subjects see the job
 //! (its `bid_job_description`), never the `task_data`.
 //!
+//! **The mark**: the job's `bid_job_metadata` is the task's (`task_assignment.bid_job_metadata`)
+//! with [`JOB_MARK`] set: `"xchange": {"exchange_id": "<EXCHANGE_ID>", "task_id": "<task>"}`
+//! (replacing any `xchange` key the task gave). Orcade sends its resolution event only for a
+//! job that carries it (`agora_orcade_core::work::RESOLUTION_MARK`), so the bidding-outcome
+//! queue hears of this exchange's jobs and of no job someone else opened. An event for a job no
+//! task here has is ignored all the same ([`Bidder::resolved`]).
+//!
 //! **The roster** (§7.2), resolved once, for a `closed` or `mixed` job (an `open` job has none):
 //!
 //! | `task_assignment` | Roster |
@@ -67,7 +74,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The creator a bid job names when the task names none.
-pub const DEFAULT_CREATOR: &str = "xchange";
+pub const DEFAULT_CREATOR: &str = agora_xchange_schema::request::DEFAULT_BID_JOB_CREATOR;
+
+/// The key of `bid_job_metadata` that marks the bid jobs Xchange opens (see the module docs):
+/// Orcade announces the resolution of those jobs alone.
+pub const JOB_MARK: &str = "xchange";
 
 /// The name of a bidding task's one-shot deadline.
 pub fn deadline_schedule_name(task_id: &str) -> String {
@@ -150,6 +161,7 @@ pub struct Bidder {
     schedules: Arc<dyn OneShotSchedules>,
     clock: Arc<dyn Clock>,
     limits: BiddingLimits,
+    exchange_id: String,
 }
 
 fn strings(a: &Map<String, Value>, key: &str) -> Vec<String> {
@@ -164,8 +176,9 @@ impl Bidder {
         schedules: Arc<dyn OneShotSchedules>,
         clock: Arc<dyn Clock>,
         limits: BiddingLimits,
+        exchange_id: &str,
     ) -> Self {
-        Self { repo, bidding, assignments, schedules, clock, limits }
+        Self { repo, bidding, assignments, schedules, clock, limits, exchange_id: exchange_id.to_owned() }
     }
 
     /// Creates the task's bid job and moves the task to `bidding`.
@@ -213,6 +226,11 @@ impl Bidder {
         for key in ["bid_job_metadata", "bid_job_description", "bid_job_name"] {
             body.insert(key.into(), a.get(key).filter(|v| !v.is_null()).cloned().unwrap_or_else(|| json!({})));
         }
+        // The mark that makes Orcade announce the job's resolution (a metadata that is not an
+        // object is left as given, for Orcade to refuse).
+        if let Some(Value::Object(metadata)) = body.get_mut("bid_job_metadata") {
+            metadata.insert(JOB_MARK.into(), json!({"exchange_id": self.exchange_id, "task_id": task.task_id}));
+        }
         let creator = a.get("bid_job_creator_id").and_then(Value::as_str).unwrap_or(DEFAULT_CREATOR);
         body.insert("bid_job_creator_id".into(), json!(creator));
         body.insert("bid_job_mode".into(), json!(mode));
@@ -229,6 +247,10 @@ impl Bidder {
                 }
                 Roster::Empty(why) => return Ok(Err(format!("the bid job has no roster: {why}; {NO_ROSTER}"))),
             }
+        } else if let Some(roster) = a.get("bid_job_subject_ids").filter(|v| !v.is_null()) {
+            // Given, for Orcade to refuse (a task stored before `POST /tasks` refused it): a
+            // roster dropped here would leave the task waiting on an open job nobody was asked to.
+            body.insert("bid_job_subject_ids".into(), roster.clone());
         }
         Ok(Ok(Value::Object(body)))
     }
