@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-# The openssl command makes the RSA keys of the token tests (agora-auth); the machine image has it.
-if ! command -v openssl >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq openssl
+# The openssl command makes the RSA keys of the token tests (agora-auth); make builds the policy
+# runner's folder in sam build (BuildMethod: makefile). The machine image has both.
+missing=()
+for tool in openssl make; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${missing[@]}"
 fi
 
 # Python packages: oracles (pref_voting), real servers (secantusdb, moto, NATS), the SAM CLI,
@@ -38,6 +41,8 @@ AGORA_E2E_STORE=dynamodb cargo test --locked -p agora-e2e "${e2e_suite[@]}"
 # Deployment: the template's checks, then every function built as a Lambda zip.
 ./tests/deploy/check-template.sh
 ./tests/deploy/build-functions.sh
+# sam build as the README runs it, every function, reusing that build (it compiles nothing).
+./tests/deploy/sam-build.sh --all
 
 # The stack as deployed: template.yaml run by the harness of tests/deployed (the zips above
 # behind a Lambda Runtime API, the HTTP and WebSocket APIs, SQS event sources, Scheduler
