@@ -95,7 +95,7 @@ pub(crate) struct Part {
 
 impl FieldPath {
     /// Splits and validates a dotted path: no empty path or component, no component starting
-    /// with `$`.
+    /// with `$` or holding a NUL.
     pub(crate) fn parse(dotted: &str) -> Result<FieldPath, FilterError> {
         let invalid = |reason| FilterError::InvalidFieldPath { path: dotted.to_owned(), reason };
         if dotted.is_empty() {
@@ -108,6 +108,9 @@ impl FieldPath {
                     Err(invalid("path components must not be empty"))
                 } else if name.starts_with('$') {
                     Err(invalid("path components must not start with $"))
+                } else if name.contains('\0') {
+                    // MongoDB cannot hold a NUL in a field name, so no stored field has one.
+                    Err(invalid("path components must not hold a NUL character"))
                 } else {
                     Ok(Part { name: name.to_owned(), index: array_index(name) })
                 }
@@ -146,7 +149,7 @@ mod tests {
 
     #[test]
     fn invalid_paths() {
-        for bad in ["", ".a", "a.", "a..b", "a.$b"] {
+        for bad in ["", ".a", "a.", "a..b", "a.$b", "a\0b", "a.\0"] {
             assert!(matches!(FieldPath::parse(bad), Err(FilterError::InvalidFieldPath { .. })), "{bad:?}");
         }
     }

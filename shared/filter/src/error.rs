@@ -49,6 +49,16 @@ pub enum FilterError {
         key: String,
     },
 
+    /// A value to compare with a field holds an object with a key no stored document can have
+    /// (a NUL character: MongoDB cannot hold one in a field name).
+    #[error("the value compared with field {field:?} holds the key {key:?}, with a NUL character, which no stored document can have")]
+    UnstorableKey {
+        /// The field the condition applies to.
+        field: String,
+        /// The key, as written.
+        key: String,
+    },
+
     /// A field name that cannot be used as a path.
     #[error("invalid field path {path:?}: {reason}")]
     InvalidFieldPath {

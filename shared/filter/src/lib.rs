@@ -36,7 +36,10 @@
 //! * Object equality ignores key order (MongoDB compares embedded documents in field order).
 //! * `$exists` accepts a boolean, or a number (0 meaning `false`, anything else `true`).
 //! * Field paths must not be empty, have empty components (`a..b`) or components starting
-//!   with `$`.
+//!   with `$` or holding a NUL; no object inside a compared value (`$eq`, `$ne`, `$in`,
+//!   `$nin`, a literal object) may have a key holding a NUL. No stored document has such a
+//!   field (MongoDB cannot hold one), and a MongoDB server cannot be sent one: refused here, the
+//!   same on every store.
 //! * A document that is not a JSON object is matched as if it were `{}`.
 
 mod ast;

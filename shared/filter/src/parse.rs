@@ -96,7 +96,7 @@ fn parse_condition(field: &str, condition: &Value) -> Result<Vec<Op>, FilterErro
             parse_operators(field, map)
         }
         // Includes objects without `$` keys: literal equality with that object.
-        _ => Ok(vec![Op::Eq(condition.clone())]),
+        _ => Ok(vec![Op::Eq(operand(field, condition)?)]),
     }
 }
 
@@ -112,14 +112,14 @@ fn parse_operator(field: &str, op: &str, operand: &Value) -> Result<Op, FilterEr
         _ => Err(bad("a number, a string or a boolean")),
     };
     match op {
-        "$eq" => Ok(Op::Eq(operand.clone())),
-        "$ne" => Ok(Op::Ne(operand.clone())),
+        "$eq" => Ok(Op::Eq(self::operand(field, operand)?)),
+        "$ne" => Ok(Op::Ne(self::operand(field, operand)?)),
         "$gt" => cmp(CmpOp::Gt),
         "$gte" => cmp(CmpOp::Gte),
         "$lt" => cmp(CmpOp::Lt),
         "$lte" => cmp(CmpOp::Lte),
-        "$in" => Ok(Op::In(value_list(op, operand)?)),
-        "$nin" => Ok(Op::Nin(value_list(op, operand)?)),
+        "$in" => Ok(Op::In(value_list(field, op, operand)?)),
+        "$nin" => Ok(Op::Nin(value_list(field, op, operand)?)),
         "$exists" => match operand {
             Value::Bool(b) => Ok(Op::Exists(*b)),
             Value::Number(n) => Ok(Op::Exists(n.as_f64() != Some(0.0))),
@@ -137,8 +137,28 @@ fn parse_operator(field: &str, op: &str, operand: &Value) -> Result<Op, FilterEr
     }
 }
 
+/// A value compared with `field` (`$eq`, `$ne`, an element of `$in`), checked: no object inside
+/// it has a key with a NUL character (no stored document has one, and MongoDB cannot be sent
+/// one).
+fn operand(field: &str, value: &Value) -> Result<Value, FilterError> {
+    fn check(field: &str, value: &Value) -> Result<(), FilterError> {
+        match value {
+            Value::Object(map) => map.iter().try_for_each(|(key, inner)| {
+                if key.contains('\0') {
+                    return Err(FilterError::UnstorableKey { field: field.to_owned(), key: key.clone() });
+                }
+                check(field, inner)
+            }),
+            Value::Array(items) => items.iter().try_for_each(|inner| check(field, inner)),
+            _ => Ok(()),
+        }
+    }
+    check(field, value)?;
+    Ok(value.clone())
+}
+
 /// The operand of `$in`/`$nin`: an array of values, none of them an operator object.
-fn value_list(op: &str, operand: &Value) -> Result<Vec<Value>, FilterError> {
+fn value_list(field: &str, op: &str, operand: &Value) -> Result<Vec<Value>, FilterError> {
     let Value::Array(values) = operand else {
         return Err(FilterError::BadOperand { op: op.to_owned(), expected: "an array", got: describe(operand) });
     };
@@ -149,7 +169,7 @@ fn value_list(op: &str, operand: &Value) -> Result<Vec<Value>, FilterError> {
             got: format!("{} at index {i}", describe(nested)),
         });
     }
-    Ok(values.clone())
+    values.iter().map(|v| self::operand(field, v)).collect()
 }
 
 /// Does the object have a key starting with `$` (making it an operator object)?

@@ -7,6 +7,12 @@
 //! [`id_within_limit`], [`tag_within_limit`] and [`tag_count_within_limit`]; the readers
 //! [`Reader::id_string`], [`Reader::id_strings`] and [`Reader::tag_strings`], [`identifier`]
 //! and [`document_id`] apply them.
+//!
+//! Keys: the free-form objects a request carries are stored as given, so every key inside them,
+//! at any depth, must be one every store keeps alike: none holding a NUL (MongoDB cannot store
+//! one) or starting with `$` (MongoDB reads it as an operator). [`storable_keys`] (and
+//! [`Reader::storable`]) refuse the others by their full path, which a message shows with
+//! control characters escaped ([`readable`]: `bid_data.a\u0000b`).
 
 use crate::function_spec::FunctionSpec;
 use crate::time::parse_datetime;
@@ -24,13 +30,31 @@ pub struct FieldError {
 }
 
 impl fmt::Display for FieldError {
+    /// `<path> <message>`, the path [`readable`] (a NUL in a key shows as `\u0000`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path.is_empty() {
             write!(f, "{}", self.message)
         } else {
-            write!(f, "{} {}", self.path, self.message)
+            write!(f, "{} {}", readable(&self.path), self.message)
         }
     }
+}
+
+/// `s` with each control character (NUL among them) written as a JSON escape (`\u0000`), so
+/// that a field path or key holding one reads in a message and a log.
+pub fn readable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Every problem found in a request. Displayed as one message: the problems joined by `; `.
@@ -199,6 +223,13 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether every key inside `value`, the value of `key`, is storable ([`storable_keys`]);
+    /// each one that is not is reported below `key`'s path.
+    pub fn storable(&mut self, key: &str, value: &Value) -> bool {
+        let path = self.path(key);
+        storable_keys(&path, value, self.errors)
+    }
+
     pub fn function_spec(&mut self, key: &str) -> Option<FunctionSpec> {
         let map = self.object(key)?;
         let spec = FunctionSpec(map);
@@ -307,6 +338,97 @@ pub fn document_id(r: &mut Reader<'_>, path: &str, v: &Value, route_words: &[&st
     }
 }
 
+/// The most unstorable keys [`storable_keys`] reports of one value; the rest are counted.
+pub const MAX_KEY_ERRORS: usize = 10;
+
+/// Why `key`, a key of a free-form object, cannot be stored the same way on every store, if it
+/// cannot: a NUL character (MongoDB cannot hold one in a key: BSON writes keys as C strings) or
+/// a leading `$` (MongoDB reads it as an operator: such a field cannot be queried or set by
+/// path). Dots are fine: every store keeps `{"a.b": 1}` as given.
+pub fn unstorable_key(key: &str) -> Option<&'static str> {
+    if key.contains('\0') {
+        Some("is not a storable key: it holds a NUL character, which MongoDB cannot store in a key")
+    } else if key.starts_with('$') {
+        Some("is not a storable key: it starts with '$', which MongoDB reads as an operator")
+    } else {
+        None
+    }
+}
+
+/// Checks every key of every object inside `value` (which a request carries at `path`, and the
+/// store keeps as given: `bid_data`, `task_data`, a PATCH's value, ...), at any depth and
+/// through arrays, with [`unstorable_key`]: each bad key is reported at its full path
+/// (`bid_data.offer.$price`, `task_data[2].a\u0000b` as displayed), at most
+/// [`MAX_KEY_ERRORS`] of them and then how many more. Whether every key is storable.
+///
+/// The same input is so refused the same way on every store, before anything is written: the
+/// embedded store and DynamoDB could keep such keys, MongoDB could not (or not as data).
+pub fn storable_keys(path: &str, value: &Value, errors: &mut Vec<FieldError>) -> bool {
+    let mut found = 0usize;
+    let mut trail = Vec::new();
+    walk_keys(value, &mut trail, &mut |trail, message| {
+        found += 1;
+        if found <= MAX_KEY_ERRORS {
+            errors.push(FieldError { path: joined(path, trail), message: message.to_owned() });
+        }
+    });
+    if found > MAX_KEY_ERRORS {
+        errors.push(FieldError {
+            path: path.to_owned(),
+            message: format!("holds {} more keys that are not storable (a NUL character, or a leading '$')", found - MAX_KEY_ERRORS),
+        });
+    }
+    found == 0
+}
+
+/// A step of a path inside a value: an object's key or an array's position.
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// Calls `bad` with the trail to each unstorable key inside `value` (the key last) and why.
+fn walk_keys<'v>(value: &'v Value, trail: &mut Vec<Step<'v>>, bad: &mut dyn FnMut(&[Step<'v>], &'static str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                trail.push(Step::Key(key));
+                if let Some(why) = unstorable_key(key) {
+                    bad(trail, why);
+                }
+                walk_keys(inner, trail, bad);
+                trail.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                trail.push(Step::Index(i));
+                walk_keys(inner, trail, bad);
+                trail.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `path` followed by `trail`: `.key` for a key (no dot first when `path` is empty), `[i]` for
+/// a position.
+fn joined(path: &str, trail: &[Step<'_>]) -> String {
+    let mut out = path.to_owned();
+    for step in trail {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
 /// A JSON value's truthiness as Python reads it: not `null`, `false`, `0`, `""`, `[]` or `{}`.
 pub fn truthy(v: &Value) -> bool {
     match v {
@@ -370,6 +492,60 @@ mod tests {
             ["section.id must not be \"query\": the routes read it as a word of their own (query, by-tags)"]
         );
         assert_eq!(run(|r| document_id(r, "id", &json!("queries"), &["query"])).1, Vec::<String>::new());
+    }
+
+    #[test]
+    fn keys_with_a_nul_or_a_leading_dollar_are_refused_at_any_depth_by_their_path() {
+        let check = |path: &str, v: Value| {
+            let mut errors = Vec::new();
+            let ok = storable_keys(path, &v, &mut errors);
+            (ok, errors.iter().map(ToString::to_string).collect::<Vec<_>>())
+        };
+        let fine = json!({"a.b": 1, "x$": [{"€": {"": null}}], "text": "$not a key \u{0}", "n": [1, "$x"]});
+        assert_eq!(check("bid_data", fine), (true, vec![]));
+        assert_eq!(check("task_data", json!("$x")), (true, vec![]));
+        let (ok, errors) =
+            check("bid_data", json!({"a\u{0}b": 1, "offer": {"$price": 3, "ok": [0, {"deep": {"$in": [1]}}]}, "$": {"\u{0}": 2}}));
+        assert!(!ok);
+        assert_eq!(
+            errors,
+            [
+                "bid_data.a\\u0000b is not a storable key: it holds a NUL character, which MongoDB cannot store in a key",
+                "bid_data.offer.$price is not a storable key: it starts with '$', which MongoDB reads as an operator",
+                "bid_data.offer.ok[1].deep.$in is not a storable key: it starts with '$', which MongoDB reads as an operator",
+                "bid_data.$ is not a storable key: it starts with '$', which MongoDB reads as an operator",
+                "bid_data.$.\\u0000 is not a storable key: it holds a NUL character, which MongoDB cannot store in a key",
+            ]
+        );
+        // At the top of a body (no path), and inside arrays.
+        assert_eq!(
+            check("", json!({"$set": {}})).1,
+            ["$set is not a storable key: it starts with '$', which MongoDB reads as an operator"]
+        );
+        assert_eq!(
+            check("task_data", json!([{}, [{"$x": 1}]])).1[0],
+            "task_data[1][0].$x is not a storable key: it starts with '$', which MongoDB reads as an operator"
+        );
+        // Many: the first ten, then a count.
+        let many: Map<String, Value> = (0..25).map(|i| (format!("${i}"), json!(i))).collect();
+        let (ok, errors) = check("m", Value::Object(many));
+        assert!(!ok);
+        assert_eq!(errors.len(), MAX_KEY_ERRORS + 1);
+        assert_eq!(errors[MAX_KEY_ERRORS], "m holds 15 more keys that are not storable (a NUL character, or a leading '$')");
+        // Through a reader: below the reader's prefix.
+        let obj = json!({"vote_data": {"x": {"$y": 1}}});
+        let mut errors = Vec::new();
+        let mut r = Reader::new(obj.as_object().unwrap(), "", &mut errors);
+        assert!(!r.storable("vote_data", &obj["vote_data"]));
+        assert_eq!(errors[0].path, "vote_data.x.$y");
+    }
+
+    #[test]
+    fn control_characters_in_paths_are_shown_escaped() {
+        assert_eq!(readable("plain.path"), "plain.path");
+        assert_eq!(readable("a\u{0}b\tc\u{7f}"), "a\\u0000b\\u0009c\\u007f");
+        let e = FieldError { path: "bid_data.a\u{0}b".into(), message: "is odd".into() };
+        assert_eq!(e.to_string(), "bid_data.a\\u0000b is odd");
     }
 
     #[test]

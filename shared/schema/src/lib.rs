@@ -1,5 +1,6 @@
 //! The platform's schema conventions, shared by every service (no I/O): the entity convention
-//! (`to_dict`/`from_dict`), datetimes as the spec writes them, request fields reported by path,
+//! (`to_dict`/`from_dict`), datetimes as the spec writes them, request fields reported by path
+//! (free-form objects' keys checked storable on every store),
 //! PATCH bodies' dotted paths, and function specs (where a hook's logic lives, from a spec object or a function id).
 
 pub mod entity;

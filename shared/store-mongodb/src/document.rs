@@ -138,15 +138,17 @@ fn expression(node: &Node, path: &str) -> Bson {
     }
 }
 
-/// The MongoDB filter document of `filter`.
-pub(crate) fn filter_document(filter: &Filter) -> Result<Document, StoreError> {
+/// The MongoDB filter document of `filter` on `spec`'s collection. A filter that cannot be
+/// sent (a NUL in a field name or in a key of a compared object, which `agora_filter` refuses
+/// already) is the caller's fault: [`StoreError::InvalidDocument`] saying why.
+pub(crate) fn filter_document(spec: &CollectionSpec, filter: &Filter) -> Result<Document, StoreError> {
     if filter.is_all() {
         return Ok(Document::new());
     }
     match to_bson(&filter.to_json(), BigIntegers::AsDouble) {
         Ok(Bson::Document(doc)) => Ok(doc),
         Ok(other) => Err(StoreError::Backend(format!("filter rendered as {other}, not a document"))),
-        Err(reason) => Err(StoreError::Backend(format!("filter cannot be sent to MongoDB: {reason}"))),
+        Err(reason) => Err(invalid(spec, format!("the filter cannot be sent to MongoDB: {reason}"))),
     }
 }
 
@@ -156,7 +158,7 @@ pub(crate) fn keyed_filter(spec: &CollectionSpec, id: &str, condition: &Filter) 
     if condition.is_all() {
         return Ok(by_key);
     }
-    Ok(doc! { "$and": [by_key, filter_document(condition)?] })
+    Ok(doc! { "$and": [by_key, filter_document(spec, condition)?] })
 }
 
 /// `json` as a JSON object.

@@ -12,8 +12,13 @@
 //!   are refused. `get`, `update` and `delete` go through the key field's unique index.
 //! * **Documents** round-trip byte for byte: JSON integers become int32/int64 and come back as
 //!   the same integers, other numbers doubles (`1.0` stays `1.0`), field order is kept, nothing
-//!   is read as extended JSON ([`convert`] has the table). Documents over MongoDB's 16 MB limit
-//!   are [`agora_store::StoreError::InvalidDocument`].
+//!   is read as extended JSON ([`convert`] has the table). Documents over MongoDB's 16 MB limit,
+//!   keys holding a NUL (BSON cannot hold one), and any write the server or the driver refuses
+//!   for what was written (a field name it cannot store, a size) are
+//!   [`agora_store::StoreError::InvalidDocument`], never a backend error: the caller's input is
+//!   at fault, and the services answer it as such (`error::input_fault`). Keys starting with `$`
+//!   or holding a `.` below the top level are stored as given (the services refuse `$` keys and
+//!   NULs at the edge, so that every store keeps the same documents).
 //! * **Indexes** ([`indexes`]), created idempotently at connect: unique on the key, unique
 //!   compound per `unique` set, and `{field: 1, _id: 1}` per `indexed` field, named so that a
 //!   duplicate key error names the constraint it broke. Once all exist, the database's record in

@@ -418,7 +418,7 @@ impl DocumentStore for MongoStore {
 
     async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
         let coll = self.coll(collection)?;
-        let filter = filter_document(filter)?;
+        let filter = filter_document(coll.spec, filter)?;
         let mut cursor =
             coll.handle.find(filter).projection(without_id()).sort(doc! { ID_FIELD: 1 }).await.map_err(|e| backend("find", &e))?;
         let mut out = Vec::new();
@@ -432,7 +432,7 @@ impl DocumentStore for MongoStore {
     /// documents in batches (the first of 101, then up to 16 MiB each), read as the stream is.
     async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
         let coll = self.coll(collection)?;
-        let filter = filter_document(filter)?;
+        let filter = filter_document(coll.spec, filter)?;
         // A limit of 0 means "no limit" to MongoDB; a skip past i64 (which the server takes)
         // passes every document a collection can hold.
         if page.is_empty() || i64::try_from(page.skip).is_err() {
@@ -458,7 +458,7 @@ impl DocumentStore for MongoStore {
         if limit == Some(0) {
             return Ok(0);
         }
-        let action = coll.handle.count_documents(filter_document(filter)?);
+        let action = coll.handle.count_documents(filter_document(coll.spec, filter)?);
         let action = match limit {
             Some(limit) => action.limit(limit),
             None => action,

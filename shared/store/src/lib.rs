@@ -191,9 +191,44 @@ impl StoreError {
     pub fn invalid_change(collection: &str, e: ChangeError) -> StoreError {
         StoreError::InvalidDocument { collection: collection.to_string(), reason: e.to_string() }
     }
+
+    /// The reason of the store's refusal of a document ([`StoreError::InvalidDocument`]) that
+    /// caused `e`, directly or down its chain of sources, if one did. Such a refusal is the
+    /// input's fault, never the store's: the services' APIs answer a request that met one with a
+    /// 400 saying why (a request's own checks refuse what a store would, by field, before this).
+    pub fn refused_document_in<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e str> {
+        let mut at = Some(e);
+        while let Some(error) = at {
+            if let Some(StoreError::InvalidDocument { reason, .. }) = error.downcast_ref::<StoreError>() {
+                return Some(reason);
+            }
+            at = error.source();
+        }
+        None
+    }
 }
 
 /// Serializes a value into a [`Json`] document.
 pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Json {
     serde_json::value::to_raw_value(value).expect("documents always serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error with a source, as the services wrap a store's error.
+    #[derive(Debug, thiserror::Error)]
+    #[error("the store failed")]
+    struct Wrapped(#[source] StoreError);
+
+    #[test]
+    fn a_refused_document_is_found_down_the_chain_of_causes() {
+        let refused = StoreError::InvalidDocument { collection: "bids".into(), reason: "field name \"a\\u0000\" holds a NUL".into() };
+        assert_eq!(StoreError::refused_document_in(&refused), Some("field name \"a\\u0000\" holds a NUL"));
+        let wrapped = Wrapped(refused);
+        assert_eq!(StoreError::refused_document_in(&wrapped), Some("field name \"a\\u0000\" holds a NUL"));
+        assert_eq!(StoreError::refused_document_in(&Wrapped(StoreError::Backend("down".into()))), None);
+        assert_eq!(StoreError::refused_document_in(&StoreError::UnknownCollection("x".into())), None);
+    }
 }

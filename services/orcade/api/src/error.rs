@@ -20,6 +20,14 @@ pub struct ApiError {
 
 impl From<OrcadeError> for ApiError {
     fn from(e: OrcadeError) -> Self {
+        // A document the store refused is the input's fault (a request's own checks refuse
+        // what a store would, by field, first): a 400 with the store's reason, never a 500.
+        if let OrcadeError::Internal(cause) = &e {
+            if let Some(reason) = agora_store::StoreError::refused_document_in(cause) {
+                let message = format!("The store refused the document: {reason}");
+                return ApiError { status: StatusCode::BAD_REQUEST, message, error: Some(e) };
+            }
+        }
         ApiError { status: status_of(&e), message: wording(&e), error: Some(e) }
     }
 }
@@ -110,7 +118,9 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match &self.error {
             // The cause's chain is in its Display (`context: cause: ...`).
-            Some(OrcadeError::Internal(cause)) => tracing::error!(error = %cause, "internal error"),
+            Some(OrcadeError::Internal(cause)) if self.status == StatusCode::INTERNAL_SERVER_ERROR => {
+                tracing::error!(error = %cause, "internal error")
+            }
             _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
         }
         (self.status, Json(json!({ "ok": false, "error": self.message }))).into_response()
@@ -122,5 +132,20 @@ impl IntoResponse for ApiError {
 impl From<agora_http::body::Refusal> for ApiError {
     fn from((status, message): agora_http::body::Refusal) -> Self {
         ApiError::with_status(status, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agora_store::StoreError;
+
+    #[test]
+    fn a_document_the_store_refused_is_a_400_with_its_reason_and_other_store_failures_a_500() {
+        let refused = StoreError::InvalidDocument { collection: "c".into(), reason: "document exceeds 16 MB".into() };
+        let answer = ApiError::from(OrcadeError::from(refused));
+        assert_eq!((answer.status().as_u16(), answer.message()), (400, "The store refused the document: document exceeds 16 MB"));
+        let answer = ApiError::from(OrcadeError::from(StoreError::Backend("down".into())));
+        assert_eq!((answer.status().as_u16(), answer.message()), (500, "Internal server error"));
     }
 }

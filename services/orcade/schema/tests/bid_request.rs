@@ -104,3 +104,14 @@ fn the_bidder_s_id_is_at_most_128_characters() {
     body["bid_subject_id"] = json!("b".repeat(129));
     refused_on(&body, "bid_subject_id", "must be at most 128 characters, got 129");
 }
+
+#[test]
+fn a_key_with_a_nul_or_a_leading_dollar_in_bid_data_is_refused_by_its_path() {
+    let body = json!({"bid_subject_id": "s", "bid_data": {"offer": {"a\u{0}b": 1}}});
+    refused_on(&body, "bid_data.offer.a\u{0}b", "holds a NUL character");
+    let body = json!({"bid_subject_id": "s", "bid_data": {"items": [{"$price": 1}]}});
+    refused_on(&body, "bid_data.items[0].$price", "starts with '$'");
+    let shown = parse(&json!({"bid_subject_id": "s", "bid_data": {"a\u{0}b": 1}})).unwrap_err().to_string();
+    assert!(shown.starts_with("bid_data.a\\u0000b is not a storable key"), "{shown}");
+    assert!(parse(&json!({"bid_subject_id": "s", "bid_data": {"a.b": "$x"}})).is_ok());
+}

@@ -408,3 +408,16 @@ fn a_mixed_job_s_roster_tags_count_toward_neither_limit() {
     let errors = refuse(&with(body, "bid_job_tags", Some(json!(full_tags(65)))));
     assert_eq!(errors, [("bid_job_tags".to_owned(), "must hold at most 64 entries, got 65".to_owned())]);
 }
+
+#[test]
+fn a_key_with_a_nul_or_a_leading_dollar_in_a_job_s_objects_is_refused_by_its_path() {
+    for field in ["bid_job_metadata", "bid_job_description", "bid_job_name"] {
+        let body = with(closed_request(), field, Some(json!({"ok.dotted": 1, "deep": [{"a\u{0}b": 1}]})));
+        refused_on(&body, &format!("{field}.deep[0].a\u{0}b"), "holds a NUL character");
+        let body = with(closed_request(), field, Some(json!({"$where": "1"})));
+        refused_on(&body, &format!("{field}.$where"), "starts with '$'");
+    }
+    // A dot in a key is kept as given; a `$` inside a key or a value too.
+    let body = with(closed_request(), "bid_job_name", Some(json!({"a.b": "$x", "x$": 1})));
+    assert_eq!(parse(&body).unwrap().bid_job_name, json!({"a.b": "$x", "x$": 1}).as_object().cloned().unwrap());
+}

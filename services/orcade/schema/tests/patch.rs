@@ -237,3 +237,16 @@ fn ids_and_tags_are_bounded_as_at_creation() {
     let p = patch_of(&mixed, json!({"bid_job_tags": given})).unwrap();
     assert_eq!(p.set["bid_job_tags"].as_array().unwrap().len(), 67);
 }
+
+#[test]
+fn a_key_with_a_nul_or_a_leading_dollar_inside_a_set_value_is_refused_by_its_full_path() {
+    job_refused_on(json!({"bid_job_metadata.extra": {"a\u{0}b": 1}}), "bid_job_metadata.extra.a\u{0}b", "holds a NUL character");
+    job_refused_on(json!({"bid_job_name": {"$set": {"x": 1}}}), "bid_job_name.$set", "starts with '$'");
+    job_refused_on(json!({"colour": [{"$in": 1}]}), "colour[0].$in", "starts with '$'");
+    // In a path: as before, by the path.
+    job_refused_on(json!({"bid_job_metadata.a\u{0}b": 1}), "bid_job_metadata.a\u{0}b", "NUL");
+    let bid = Bid::from_dict(&doc(BID)).unwrap();
+    refused(patch_bid(json!({"bid_data": {"n": {"\u{0}": 1}}}), &bid), "bid_data.n.\u{0}", "holds a NUL character");
+    refused(patch_bid(json!({"bid_data.offer": {"$gt": 1}}), &bid), "bid_data.offer.$gt", "starts with '$'");
+    assert!(patch_bid(json!({"bid_data.offer": {"a.b": "$x"}}), &bid).is_ok());
+}

@@ -20,6 +20,14 @@ pub struct ApiError {
 
 impl From<VotingError> for ApiError {
     fn from(e: VotingError) -> Self {
+        // A document the store refused is the input's fault (a request's own checks refuse
+        // what a store would, by field, first): a 400 with the store's reason, never a 500.
+        if let VotingError::Internal(cause) = &e {
+            if let Some(reason) = agora_store::StoreError::refused_document_in(cause) {
+                let message = format!("The store refused the document: {reason}");
+                return ApiError { status: StatusCode::BAD_REQUEST, message, error: Some(e) };
+            }
+        }
         ApiError { status: status_of(&e), message: wording(&e), error: Some(e) }
     }
 }
@@ -103,7 +111,9 @@ impl From<agora_http::ParamError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match &self.error {
-            Some(VotingError::Internal(cause)) => tracing::error!(error = %cause, "internal error"),
+            Some(VotingError::Internal(cause)) if self.status == StatusCode::INTERNAL_SERVER_ERROR => {
+                tracing::error!(error = %cause, "internal error")
+            }
             _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
         }
         (self.status, Json(json!({ "error": self.message }))).into_response()
@@ -155,6 +165,17 @@ mod tests {
         assert_eq!(ApiError::vote(VotingError::TaskComplete).message(), "Vote rejected: Voting task is complete.");
         let internal = ApiError::vote(VotingError::internal("queue down"));
         assert_eq!((internal.status().as_u16(), internal.message()), (500, "Internal server error"));
+    }
+
+    #[test]
+    fn a_document_the_store_refused_is_a_400_with_its_reason() {
+        let refused =
+            agora_store::StoreError::InvalidDocument { collection: "votes".into(), reason: "field name \"a\\0\" holds a NUL".into() };
+        let answer = ApiError::vote(VotingError::from(refused));
+        assert_eq!(answer.status().as_u16(), 400);
+        assert_eq!(answer.message(), "Vote rejected: The store refused the document: field name \"a\\0\" holds a NUL");
+        let backend = ApiError::from(VotingError::from(agora_store::StoreError::Backend("down".into())));
+        assert_eq!((backend.status().as_u16(), backend.message()), (500, "Internal server error"));
     }
 
     #[test]

@@ -6,6 +6,11 @@
 //! `constraints_primary` and `constraints_secondary`, and a vote's `vote_id`, `social_task_id`
 //! and `submitter_subject_id`) are at most [`MAX_ID_CHARS`] characters; `topics` holds at most
 //! `MAX_TAGS` entries of at most `MAX_TAG_CHARS` characters.
+//!
+//! The objects stored as given (`created_by_subject_data`, `goal`, `properties`, `report`,
+//! `voting_options`, `voting_metadata`, the hook specs and a vote's `vote_data`) hold no key, at
+//! any depth, with a NUL or a leading `$` (`agora_schema::fields::storable_keys`): such a key is
+//! refused by its path, on every store alike.
 
 use crate::entities::*;
 use agora_schema::fields::{id_within_limit, kind, FieldError, Reader, ValidationErrors, MAX_ID_CHARS};
@@ -62,6 +67,7 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
                 None
             }
         };
+        storable(&mut r, &["created_by_subject_data", "goal", "properties", "report"]);
         let enable_live_streaming = r.opt_bool("enable_live_streaming");
         let bad_live = r.get("enable_live_streaming").is_some() && enable_live_streaming.is_none();
         if bad_live || r.get("scheduled_time").is_some() && scheduled_time.is_none() {
@@ -102,6 +108,7 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
         let metadata = r.object("voting_metadata").filter(|m| option_ids_within_limit(&mut r, "voting_metadata", m));
         let protocols = r.strings("supported_protocols");
         let request = r.function_spec("voting_request");
+        storable(&mut r, &["voting_options", "voting_metadata", "voting_request"]);
         Some(SocialChoiceSubjectSpecInput {
             social_task_id: id.clone(),
             topic_title: title?,
@@ -121,6 +128,7 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
         let evaluation = r.function_spec("evaluation");
         let tie_breaker = r.function_spec("tie_breaker");
         let post_award = r.function_spec("post_award");
+        storable(&mut r, &["voting_pqt", "evaluation", "tie_breaker", "post_award"]);
         Some(SocialChoiceEvaluationInput {
             social_task_id: id.clone(),
             constraints_entry_id: primary?,
@@ -137,6 +145,17 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
             Ok(TaskBundle { task, subject_spec, evaluation_input })
         }
         _ => Err(ValidationErrors(errors)),
+    }
+}
+
+/// Checks the keys at any depth inside each of `fields` that the request gives, which are
+/// stored as given: none may hold a NUL or start with `$` (`Reader::storable`), each reported
+/// by its path (`social_task.properties.$x`).
+fn storable(r: &mut Reader<'_>, fields: &[&str]) {
+    for field in fields {
+        if let Some(v) = r.get(field) {
+            r.storable(field, v);
+        }
     }
 }
 
@@ -181,6 +200,7 @@ pub fn parse_vote_request(body: &Value) -> Result<Vote, ValidationErrors> {
     let social_task_id = non_empty(&mut r, "social_task_id");
     let submitter = non_empty(&mut r, "submitter_subject_id");
     let vote_data = r.object("vote_data");
+    storable(&mut r, &["vote_data"]);
     let submission_time = r.datetime("submission_time", true);
     let qualified = match obj.get("qualified") {
         Some(Value::Bool(b)) => Some(*b),

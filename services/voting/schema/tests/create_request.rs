@@ -549,3 +549,36 @@ fn topics_are_at_most_64_of_at_most_128_characters() {
     let e = refuse(&request_with("social_task", "topics", Some(json!(vec!["fr"; 65]))));
     assert_eq!(e, "social_task.topics must hold at most 64 entries, got 65");
 }
+
+#[test]
+fn a_key_with_a_nul_or_a_leading_dollar_in_a_stored_object_is_refused_by_its_path() {
+    let cases = [
+        ("social_task", "created_by_subject_data", json!({"a\u{0}b": 1}), "social_task.created_by_subject_data.a\\u0000b", "NUL"),
+        ("social_task", "goal", json!({"k": [{"$x": 1}]}), "social_task.goal.k[0].$x", "'$'"),
+        ("social_task", "properties", json!({"$set": {}}), "social_task.properties.$set", "'$'"),
+        ("social_task", "report", json!({"r": {"\u{0}": 1}}), "social_task.report.r.\\u0000", "NUL"),
+        ("subject_spec", "voting_options", json!({"$opt": "x"}), "subject_spec.voting_options.$opt", "'$'"),
+        ("subject_spec", "voting_metadata", json!({"a": {"$b": 1}}), "subject_spec.voting_metadata.a.$b", "'$'"),
+        (
+            "subject_spec",
+            "voting_request",
+            json!({"mode": "builtin", "name": "x", "parameters": {"a\u{0}": 1}}),
+            "subject_spec.voting_request.parameters.a\\u0000",
+            "NUL",
+        ),
+        (
+            "evaluation_spec",
+            "evaluation",
+            json!({"mode": "builtin", "name": "plurality", "parameters": {"$in": 1}}),
+            "evaluation_spec.evaluation.parameters.$in",
+            "'$'",
+        ),
+    ];
+    for (section, key, value, path, says) in cases {
+        let e = refuse(&request_with(section, key, Some(value)));
+        assert!(e.starts_with(&format!("{path} is not a storable key")) && e.contains(says), "{section}.{key}: {e}");
+    }
+    // Dots in keys, and `$` inside a key or a value, are kept.
+    let body = request_with("social_task", "properties", Some(json!({"a.b": "$x", "x$": 1})));
+    assert_eq!(parse(&body).unwrap().task.social_task_properties["a.b"], json!("$x"));
+}

@@ -174,3 +174,12 @@ fn ids_are_at_most_128_characters() {
         assert_eq!(e, format!("{key} must be at most 128 characters, got 129"));
     }
 }
+
+#[test]
+fn a_key_with_a_nul_or_a_leading_dollar_in_vote_data_is_refused_by_its_path() {
+    let e = refuse(&vote_with("vote_data", json!({"selected_option": "a", "why": {"a\u{0}b": 1}})));
+    assert_eq!(e, "vote_data.why.a\\u0000b is not a storable key: it holds a NUL character, which MongoDB cannot store in a key");
+    let e = refuse(&vote_with("vote_data", json!({"$selected_option": "a"})));
+    assert_eq!(e, "vote_data.$selected_option is not a storable key: it starts with '$', which MongoDB reads as an operator");
+    assert!(parse_vote_request(&vote_with("vote_data", json!({"selected_option": "$a", "a.b": 1}))).is_ok());
+}

@@ -19,6 +19,14 @@ pub struct ApiError {
 
 impl From<XchangeError> for ApiError {
     fn from(e: XchangeError) -> Self {
+        // A document the store refused is the input's fault (a request's own checks refuse
+        // what a store would, by field, first): a 400 with the store's reason, never a 500.
+        if let XchangeError::Internal(cause) = &e {
+            if let Some(reason) = agora_store::StoreError::refused_document_in(cause) {
+                let message = format!("The store refused the document: {reason}");
+                return ApiError { status: StatusCode::BAD_REQUEST, message, error: Some(e) };
+            }
+        }
         ApiError { status: status_of(&e), message: wording(&e), error: Some(e) }
     }
 }
@@ -84,7 +92,9 @@ impl From<agora_http::ParamError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match &self.error {
-            Some(XchangeError::Internal(cause)) => tracing::error!(error = %cause, "internal error"),
+            Some(XchangeError::Internal(cause)) if self.status == StatusCode::INTERNAL_SERVER_ERROR => {
+                tracing::error!(error = %cause, "internal error")
+            }
             _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
         }
         (self.status, Json(json!({ "ok": false, "error": self.message }))).into_response()
@@ -96,5 +106,20 @@ impl IntoResponse for ApiError {
 impl From<agora_http::body::Refusal> for ApiError {
     fn from((status, message): agora_http::body::Refusal) -> Self {
         ApiError::with_status(status, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agora_store::StoreError;
+
+    #[test]
+    fn a_document_the_store_refused_is_a_400_with_its_reason_and_other_store_failures_a_500() {
+        let refused = StoreError::InvalidDocument { collection: "c".into(), reason: "document exceeds 16 MB".into() };
+        let answer = ApiError::from(XchangeError::from(refused));
+        assert_eq!((answer.status().as_u16(), answer.message()), (400, "The store refused the document: document exceeds 16 MB"));
+        let answer = ApiError::from(XchangeError::from(StoreError::Backend("down".into())));
+        assert_eq!((answer.status().as_u16(), answer.message()), (500, "Internal server error"));
     }
 }

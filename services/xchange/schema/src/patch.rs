@@ -25,11 +25,15 @@
 //!     request limits (each or `null`), and neither is set below (it is not an object);
 //!   * an empty body (a `$set` of nothing, which MongoDB before 5.0 refuses too).
 //!
-//! Keys of nested objects inside a value are not paths and are stored as given.
+//!   * a key at any depth inside a value that holds a NUL or starts with `$`
+//!     (`agora_schema::fields::storable_keys`), by its full path (`subject_metadata.x.$y`).
+//!
+//! Other keys of nested objects inside a value are not paths and are stored as given (`a.b`
+//! included).
 
 use crate::request::{set_field, SUBJECT_FIELDS};
 use crate::subject::ExchangeSubject;
-use agora_schema::fields::{kind, FieldError, Reader};
+use agora_schema::fields::{kind, storable_keys, FieldError, Reader};
 use agora_schema::paths::{overlaps, split_path, walkable};
 use agora_schema::ValidationErrors;
 use serde_json::{Map, Value};
@@ -56,7 +60,10 @@ pub fn parse_subject_patch(body: &Value, current: &Map<String, Value>) -> Result
         match split_path(key) {
             Ok(parts) => match REFUSED.iter().find(|(field, _)| *field == parts[0]) {
                 Some((_, why)) => errors.push(FieldError { path: key.clone(), message: (*why).to_owned() }),
-                None => paths.push((key.as_str(), parts)),
+                None => {
+                    storable_keys(key, &obj[key.as_str()], &mut errors);
+                    paths.push((key.as_str(), parts));
+                }
             },
             Err(why) => errors.push(FieldError { path: key.clone(), message: why }),
         }
@@ -111,7 +118,7 @@ mod tests {
     fn any_field_or_path_is_set_as_given() {
         let body = json!({
             "subject_metadata.owner": "ml", "subject_metadata.new.deep": 1, "topics": ["b"], "colour": "blue",
-            "extra_object": {"$odd": 1, "a.b": [null]}, "blank.x": {"y": 2}, "new.field": true, "task_evaluation_function": "builtin:x",
+            "extra_object": {"odd$": 1, "a.b": [null]}, "blank.x": {"y": 2}, "new.field": true, "task_evaluation_function": "builtin:x",
             "subject_capabilities": {"gpu": true}, "subject_metadata.note": null,
         });
         assert_eq!(Value::Object(parse_subject_patch(&body, &stored()).unwrap()), body, "the body, unchanged");
@@ -132,7 +139,19 @@ mod tests {
             (json!({"a..b": 1}), "a..b is not a valid path: it has an empty segment"),
             (json!({"a.": 1}), "a. is not a valid path: it has an empty segment"),
             (json!({"": 1}), "A field name must not be empty"),
-            (json!({"a\u{0}b": 1}), "a\u{0}b is not a valid path: it holds a NUL character"),
+            (json!({"a\u{0}b": 1}), "a\\u0000b is not a valid path: it holds a NUL character"),
+            (
+                json!({"subject_metadata.x": {"$y": 1}}),
+                "subject_metadata.x.$y is not a storable key: it starts with '$', which MongoDB reads as an operator",
+            ),
+            (
+                json!({"colour": [{"a\u{0}": 1}]}),
+                "colour[0].a\\u0000 is not a storable key: it holds a NUL character, which MongoDB cannot store in a key",
+            ),
+            (
+                json!({"subject_capabilities": {"$gpu": true}}),
+                "subject_capabilities.$gpu is not a storable key: it starts with '$', which MongoDB reads as an operator",
+            ),
             (json!({"extra_list.0": 1}), "extra_list.0 is not a valid path: \"0\" reads as an array position; set the array whole"),
             (json!({"a": 1, "a.b": 2}), "a.b overlaps a: set one or the other"),
             (json!({"m.x.y": 1, "m.x": 2}), "m.x overlaps m.x.y: set one or the other"),

@@ -11,8 +11,16 @@
 //!   `bid_job_subject_ids` and `topics` must be arrays of strings and `bid_job_mode` one of
 //!   Orcade's modes. `taski_creation_time` and `task_output` are the service's: a posted value is
 //!   ignored (clients may post a whole `to_dict()`).
+//!   In bidding mode, the bid job the task will create is then read as Orcade reads a
+//!   `POST /bid-jobs` ([`check_bid_job`]: Orcade's own parser and builtin catalogue), so that
+//!   what Orcade would refuse is refused here, with Orcade's reason at its path under
+//!   `task_metadata.task_assignment.`, instead of failing the task when it is assigned (or
+//!   leaving it to wait on a job that cannot end).
 //! * `POST /subjects`: any of the five fields, each of its §2.2 type; `{}` is a subject with
 //!   a fresh id and the defaults.
+//! * Keys: no key at any depth of `task_data`, `task_metadata`, `subject_metadata` or
+//!   `subject_capabilities` (stored as given) may hold a NUL or start with `$`
+//!   (`agora_schema::fields::storable_keys`); each is refused by its path.
 //!
 //! Request limits (`agora_schema::fields`): the ids (`task_id`, `subject_id`, the direct
 //! mode's `subject_id`, the bidding mode's `bid_job_creator_id` when a string and each of its
@@ -83,12 +91,18 @@ pub fn parse_task_request(body: &Value, fresh_id: &str, now: DateTime<Utc>) -> R
         }
     };
     let data = r.required("task_data").cloned();
+    if let Some(data) = r.get("task_data") {
+        r.storable("task_data", data);
+    }
     if let Some(status) = r.get("task_assignment_status").filter(|s| s.as_str() != Some(TaskStatus::Pending.as_str())) {
         r.fail("task_assignment_status", format!("may only be \"pending\" on a new task, got {status}"));
     }
     let metadata = match r.get("task_metadata") {
         None => Some(Map::new()),
-        Some(Value::Object(m)) => Some(m.clone()),
+        Some(v @ Value::Object(m)) => {
+            r.storable("task_metadata", v);
+            Some(m.clone())
+        }
         Some(other) => {
             r.fail("task_metadata", format!("must be an object, got {}", kind(other)));
             None
@@ -96,6 +110,11 @@ pub fn parse_task_request(body: &Value, fresh_id: &str, now: DateTime<Utc>) -> R
     };
     if let (Some(mode), Some(metadata)) = (mode, &metadata) {
         check_assignment(&mut errors, mode, metadata);
+        // The bid job as Orcade would read it, once the task's own parameters are right (so that
+        // no problem is told twice).
+        if mode == AssignmentType::Bidding && !errors.iter().any(|e| e.path.starts_with("task_metadata")) {
+            errors.extend(check_bid_job(metadata.get(TASK_ASSIGNMENT).and_then(Value::as_object).unwrap_or(&Map::new()), now));
+        }
     }
     let task = match (id, mode, data, metadata) {
         (Some(task_id), Some(mode), Some(task_data), Some(task_metadata)) => Some(ExchangeTask {
@@ -174,6 +193,85 @@ fn check_assignment(errors: &mut Vec<agora_schema::FieldError>, mode: Assignment
     }
 }
 
+/// The creator a bid job names when the task names none (as a string): Xchange itself.
+pub const DEFAULT_BID_JOB_CREATOR: &str = "xchange";
+
+/// Where the task's parameters are; Orcade's field paths are reported below it.
+const ASSIGNMENT_PATH: &str = "task_metadata.task_assignment";
+
+/// Stands for a closed or mixed job's roster, which bidding mode resolves when it assigns the
+/// task (§7.2: from the subjects of the exchange then), in the job [`check_bid_job`] checks.
+const ROSTER_TO_COME: &str = "the-roster-resolved-at-assignment";
+
+/// What Orcade's `POST /bid-jobs` would refuse in the bid job bidding mode creates for a task
+/// with the parameters `a` (`task_metadata.task_assignment`), created at `now`: the job built as
+/// the assignment builds it (`agora_xchange_core`'s `flows::bidding`), read by Orcade's own
+/// parser and builtin catalogue, each refusal Orcade's reason at its path under
+/// `task_metadata.task_assignment.` (a roster on an open job, an open job with neither
+/// `bid_job_max_subjects` nor `bid_job_max_time`, a limit on a closed job, an empty tag, an
+/// unknown builtin, ...). Whether Orcade can run the functions it names (a mode with no
+/// setting) is Orcade's deployment's to say, when the job is created.
+///
+/// The roster of a closed or mixed job is resolved at assignment from the exchange's subjects;
+/// here an explicit `bid_job_subject_ids` stands for itself (each id as Orcade reads it), and
+/// where the roster may still grow (no explicit list, or a mixed job's topics) the subjects its
+/// `subject::<id>` tags name are taken to be on it. An explicit empty roster is not refused:
+/// the task fails at once when it is assigned (no job is created; see the core's bidding flow).
+pub fn check_bid_job(a: &Map<String, Value>, now: DateTime<Utc>) -> Vec<agora_schema::FieldError> {
+    let body = bid_job_request(a);
+    match agora_orcade_schema::parse_create_request(&body, "the-bid-job-id-to-come", now, &agora_orcade_rules::Catalogue) {
+        Ok(_) => Vec::new(),
+        Err(refused) => refused
+            .0
+            .into_iter()
+            .map(|e| {
+                let path = if e.path.is_empty() { ASSIGNMENT_PATH.to_owned() } else { format!("{ASSIGNMENT_PATH}.{}", e.path) };
+                agora_schema::FieldError { path, message: e.message }
+            })
+            .collect(),
+    }
+}
+
+/// The `POST /bid-jobs` body of a task with the parameters `a`, as bidding mode sends it but for
+/// its id (the parser's own) and a closed or mixed job's roster (see [`check_bid_job`]).
+fn bid_job_request(a: &Map<String, Value>) -> Value {
+    let given = |key: &str| a.get(key).filter(|v| !v.is_null());
+    let mode = given("bid_job_mode").and_then(Value::as_str).unwrap_or("closed");
+    let mut body = Map::new();
+    for key in ["bid_job_metadata", "bid_job_description", "bid_job_name"] {
+        body.insert(key.into(), given(key).cloned().unwrap_or_else(|| Value::Object(Map::new())));
+    }
+    let creator = given("bid_job_creator_id").and_then(Value::as_str).unwrap_or(DEFAULT_BID_JOB_CREATOR);
+    body.insert("bid_job_creator_id".into(), Value::from(creator));
+    body.insert("bid_job_mode".into(), Value::from(mode));
+    for key in ["bid_job_evaluator_id", "bid_job_pqt_id", "bid_job_tie_id", "bid_job_tags", "bid_job_max_subjects", "bid_job_max_time"] {
+        if let Some(v) = given(key) {
+            body.insert(key.into(), v.clone());
+        }
+    }
+    let explicit = given("bid_job_subject_ids");
+    if mode == "open" {
+        // Orcade refuses a roster on an open job; `[]` is no roster.
+        if let Some(roster) = explicit {
+            body.insert("bid_job_subject_ids".into(), roster.clone());
+        }
+        return Value::Object(body);
+    }
+    let mut roster: Vec<Value> = explicit.and_then(Value::as_array).cloned().unwrap_or_default();
+    let topics = given("topics").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
+    if mode == "mixed" && (explicit.is_none() || topics) {
+        let tags = given("bid_job_tags").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for subject in tags.iter().filter_map(|t| t.as_str()?.trim().strip_prefix(agora_orcade_schema::bid_job::SUBJECT_TAG_PREFIX)) {
+            roster.push(Value::from(subject));
+        }
+    }
+    if roster.is_empty() {
+        roster.push(Value::from(ROSTER_TO_COME));
+    }
+    body.insert("bid_job_subject_ids".into(), Value::Array(roster));
+    Value::Object(body)
+}
+
 /// Parses a `POST /subjects` body into the subject to store.
 pub fn parse_subject_request(body: &Value, fresh_id: &str) -> Result<ExchangeSubject, ValidationErrors> {
     let obj = object_body(body)?;
@@ -188,6 +286,7 @@ pub fn parse_subject_request(body: &Value, fresh_id: &str) -> Result<ExchangeSub
     };
     let mut subject = ExchangeSubject { subject_id: id.clone().unwrap_or_default(), ..ExchangeSubject::default() };
     for (key, value) in obj.iter().filter(|(k, v)| k.as_str() != "subject_id" && !v.is_null()) {
+        r.storable(key, value);
         set_field(&mut r, &mut subject, key, value);
     }
     finish(id.map(|_| subject), errors)
@@ -345,6 +444,77 @@ mod tests {
             let e = errors_of(parse_task_request(&bidding(json!({key: full_tags(65)})), "f", now()));
             assert_eq!(e, format!("task_metadata.task_assignment.{key} must hold at most 64 entries, got 65"));
         }
+    }
+
+    #[test]
+    fn a_key_with_a_nul_or_a_leading_dollar_in_a_task_or_subject_is_refused_by_its_path() {
+        let task = json!({"task_assignment_type": "open", "task_data": [{"a\u{0}b": 1}], "task_metadata": {"note": {"$x": 1}}});
+        assert_eq!(
+            errors_of(parse_task_request(&task, "f", now())),
+            "task_data[0].a\\u0000b is not a storable key: it holds a NUL character, which MongoDB cannot store in a key; \
+             task_metadata.note.$x is not a storable key: it starts with '$', which MongoDB reads as an operator"
+        );
+        let e = errors_of(parse_task_request(&bidding(json!({"bid_job_metadata": {"$where": 1}})), "f", now()));
+        assert_eq!(
+            e,
+            "task_metadata.task_assignment.bid_job_metadata.$where is not a storable key: it starts with '$', which MongoDB reads as an operator",
+            "told once, not again as Orcade's"
+        );
+        let e =
+            errors_of(parse_subject_request(&json!({"subject_metadata": {"a": {"\u{0}": 1}}, "subject_capabilities": {"$gpu": 1}}), "f"));
+        assert!(e.contains("subject_metadata.a.\\u0000 is not a storable key") && e.contains("subject_capabilities.$gpu"), "{e}");
+        let ok = json!({"task_assignment_type": "open", "task_data": {"a.b": "$x", "x$": [1]}});
+        assert!(parse_task_request(&ok, "f", now()).is_ok());
+    }
+
+    #[test]
+    fn a_bidding_task_whose_job_orcade_would_refuse_is_refused_with_orcade_s_reason() {
+        let refused = |assignment: Value| errors_of(parse_task_request(&bidding(assignment), "f", now()));
+        // An explicit roster on an open job (issue 32, item 7): Orcade refuses it, so does POST /tasks.
+        assert_eq!(
+            refused(json!({"bid_job_mode": "open", "bid_job_subject_ids": ["a", "b"], "bid_job_max_subjects": 2})),
+            "task_metadata.task_assignment.bid_job_subject_ids must not be supplied for an open job: its roster fills as subjects apply"
+        );
+        assert_eq!(
+            refused(json!({"bid_job_mode": "open"})),
+            "task_metadata.task_assignment.bid_job_max_subjects or bid_job_max_time is required for an open job: at least one of them must be set"
+        );
+        assert!(refused(json!({"bid_job_mode": "open", "bid_job_max_time": 0}))
+            .starts_with("task_metadata.task_assignment.bid_job_max_time must be an integer of at least 1"));
+        assert!(refused(json!({"bid_job_max_subjects": 3}))
+            .starts_with("task_metadata.task_assignment.bid_job_max_subjects must be omitted for a closed job"));
+        assert!(refused(json!({"bid_job_tags": ["fr", " "]}))
+            .starts_with("task_metadata.task_assignment.bid_job_tags[1] must be a non-empty string"));
+        assert!(refused(json!({"bid_job_tags": ["subject::a"]}))
+            .starts_with("task_metadata.task_assignment.bid_job_tags[0] \"subject::a\" is reserved"));
+        assert!(refused(json!({"bid_job_subject_ids": ["a", " b"]}))
+            .starts_with("task_metadata.task_assignment.bid_job_subject_ids[1] must not begin or end with whitespace"));
+        assert!(
+            refused(json!({"bid_job_creator_id": ""})).starts_with("task_metadata.task_assignment.bid_job_creator_id must not be empty")
+        );
+        assert!(refused(json!({"bid_job_name": "Translate"})).starts_with("task_metadata.task_assignment.bid_job_name must be an object"));
+        let e = refused(json!({"bid_job_evaluator_id": "builtin:no-such-rule"}));
+        assert!(e.starts_with("task_metadata.task_assignment.bid_job_evaluator_id names no builtin \"no-such-rule\""), "{e}");
+        let e = refused(json!({"bid_job_pqt_id": "builtin:min-confidence"}));
+        assert!(e.starts_with("task_metadata.task_assignment.bid_job_metadata.parameters"), "{e}");
+
+        // What Orcade takes is taken: an open job with `[]` or no roster, a closed job whose
+        // roster is resolved at assignment (or explicit, or explicitly empty: that task fails
+        // when assigned), a mixed job's roster tags for subjects its topics may bring.
+        for ok in [
+            json!({"bid_job_mode": "open", "bid_job_max_subjects": 2}),
+            json!({"bid_job_mode": "open", "bid_job_subject_ids": [], "bid_job_max_time": 60, "topics": ["nlp"]}),
+            json!({"bid_job_subject_ids": ["a", "b", "a"], "bid_job_tags": ["fr"], "bid_job_creator_id": 7}),
+            json!({"bid_job_subject_ids": []}),
+            json!({"topics": ["nlp"], "bid_job_mode": "mixed", "bid_job_tags": ["subject::someone"]}),
+            json!({"bid_job_mode": "mixed", "bid_job_subject_ids": ["a"], "bid_job_tags": ["subject::a"]}),
+            json!({"bid_job_pqt_id": "builtin:min-confidence", "bid_job_metadata": {"parameters": {"min": 0.8}}}),
+            json!({"bid_job_mode": null, "bid_job_max_subjects": null, "bid_job_tags": null, "bid_job_metadata": null}),
+        ] {
+            assert!(parse_task_request(&bidding(ok.clone()), "f", now()).is_ok(), "{ok}");
+        }
+        assert!(refused(json!({"bid_job_mode": "mixed", "bid_job_subject_ids": ["a"], "bid_job_tags": ["subject::b"]}))
+            .contains("\"b\" is not on it"));
     }
 
     #[test]

@@ -190,3 +190,37 @@ fn errors_inside_or_are_reported_even_when_a_branch_is_empty() {
     let (err, _) = reject(json!({"$or": [{}, {"a": {"$regex": "x"}}]}));
     assert_eq!(err, FilterError::UnsupportedOperator("$regex".to_owned()));
 }
+
+#[test]
+fn a_nul_in_a_field_name_or_in_a_key_of_a_compared_value_is_rejected() {
+    // No store keeps a NUL in a field name (MongoDB cannot): such a filter is a 400, not a
+    // failure of the store it is sent to.
+    for path in ["a\u{0}b", "bid_data.\u{0}", "\u{0}"] {
+        let (err, msg) = reject(json!({path: 1}));
+        assert!(matches!(err, FilterError::InvalidFieldPath { .. }), "{path:?}: {err:?}");
+        assert!(msg.contains("NUL"), "{msg}");
+    }
+    let (err, _) = reject(json!({"$or": [{"x": 1}, {"a\u{0}": {"$exists": true}}]}));
+    assert!(matches!(err, FilterError::InvalidFieldPath { .. }));
+    for filter in [
+        json!({"m": {"a\u{0}b": 1}}),
+        json!({"m": {"x": [{"\u{0}": 1}]}}),
+        json!({"m": {"$eq": {"a\u{0}": 1}}}),
+        json!({"m": {"$ne": {"a\u{0}": 1}}}),
+        json!({"m": {"$in": [1, {"k": {"a\u{0}": 1}}]}}),
+        json!({"m": {"$not": {"$nin": [{"a\u{0}": 1}]}}}),
+    ] {
+        let (err, msg) = reject(filter.clone());
+        assert_eq!(err, FilterError::UnstorableKey { field: "m".into(), key: err_key(&err) }, "{filter}");
+        assert!(msg.starts_with("the value compared with field \"m\" holds the key") && msg.contains("NUL"), "{msg}");
+    }
+    // A NUL in a value is a value like any other.
+    assert!(Filter::parse(&json!({"m": "a\u{0}b", "n": {"$in": ["\u{0}"]}, "o": {"k": "\u{0}"}})).is_ok());
+}
+
+fn err_key(err: &FilterError) -> String {
+    match err {
+        FilterError::UnstorableKey { key, .. } => key.clone(),
+        _ => String::new(),
+    }
+}

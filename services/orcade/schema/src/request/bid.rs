@@ -2,7 +2,8 @@
 //! screen and store out. The job id comes from the path.
 //!
 //! * `bid_subject_id`: a non-empty id; `bid_data`: an object (may be `{}`) without the keys
-//!   only the service writes (`bid_rejected`, `pqt_reason`).
+//!   only the service writes (`bid_rejected`, `pqt_reason`), and with no key, at any depth,
+//!   that holds a NUL or starts with `$` (`agora_schema::fields::storable_keys`).
 //! * Tolerated so that a client may post a whole `to_dict()`: `bid_job_id`, which the path
 //!   overrides (orcade-2-schema.md §2.2: "set by the server from the URL path, not by the request
 //!   body"; a string, whatever job it names), `is_winner` when `false`, and `bid_id` and
@@ -32,7 +33,12 @@ pub fn parse_bid_request(body: &Value, bid_job_id: &str, fresh_id: &str, now: Da
         r.fail(key, "is not a bid field");
     }
     let subject = r.required("bid_subject_id").and_then(|v| identifier(&mut r, "bid_subject_id", v));
-    let data = r.object("bid_data");
+    let mut data = r.object("bid_data");
+    if let Some(given) = r.get("bid_data").filter(|_| data.is_some()) {
+        if !r.storable("bid_data", given) {
+            data = None;
+        }
+    }
     if let Some(data) = &data {
         for key in RESERVED_BID_DATA_KEYS.into_iter().filter(|k| data.contains_key(*k)) {
             r.fail(&format!("bid_data.{key}"), "is set by the service when the PQT refuses a bid");

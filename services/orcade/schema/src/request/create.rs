@@ -5,7 +5,8 @@
 //! * Required: `bid_job_evaluator_id` (a function id, not `""`), `bid_job_creator_id`.
 //! * Objects, `{}` when absent or `null` (the upstream SDK sends no `bid_job_metadata` unless its
 //!   caller gives one): `bid_job_metadata`, `bid_job_description`, `bid_job_name`; any other
-//!   type is refused.
+//!   type is refused, and so is a key anywhere inside one that holds a NUL or starts with `$`
+//!   (`agora_schema::fields::storable_keys`: the stores could not all keep it as given).
 //! * Optional, `null` the same as absent (compat): `bid_job_pqt_id` and `bid_job_tie_id`
 //!   (default `""`), `bid_job_mode` (default `"closed"`), `bid_job_subject_ids`,
 //!   `bid_job_max_subjects`, `bid_job_max_time`, `bid_job_tags` (default `[]`).
@@ -171,11 +172,15 @@ fn optional<T>(r: &mut Reader<'_>, key: &str, read: impl FnOnce(&mut Reader<'_>,
     }
 }
 
-/// An object that may be left out: `{}` when absent or `null`, `None` (reported) when not an object.
+/// An object that may be left out: `{}` when absent or `null`, `None` (reported) when not an
+/// object or when a key inside it is not storable (a NUL, a leading `$`: `Reader::storable`).
 fn optional_object(r: &mut Reader<'_>, key: &str) -> Option<Map<String, Value>> {
     match r.get(key) {
         None => Some(Map::new()),
-        Some(_) => r.object(key),
+        Some(v) => {
+            let map = r.object(key)?;
+            r.storable(key, v).then_some(map)
+        }
     }
 }
 

@@ -25,7 +25,9 @@
 //! `is_winner` (only the evaluation awards a bid).
 //!
 //! A top-level `null` is refused for the entity's own fields (leave the field out to keep it)
-//! and stored for others; an empty body is refused.
+//! and stored for others; an empty body is refused. A path's segments, and the keys at any
+//! depth inside the value it sets, may not hold a NUL or start with `$` (`agora_schema::paths`,
+//! `agora_schema::fields::storable_keys`): refused by their full path.
 
 use super::checks::{check_builtins, function_id, identifier, subject_ids, tags, BuiltinCheck};
 use super::object_body;
@@ -33,7 +35,7 @@ use crate::bid::{Bid, RESERVED_BID_DATA_KEYS};
 use crate::bid_job::{BidJob, SUBJECT_TAG_PREFIX};
 use crate::hook_io::Hook;
 use crate::status::BidJobMode;
-use agora_schema::fields::{kind, FieldError, Reader};
+use agora_schema::fields::{kind, storable_keys, FieldError, Reader};
 use agora_schema::paths::{apply, overlaps, split_path, walkable};
 use agora_schema::ValidationErrors;
 use serde_json::{Map, Value};
@@ -122,6 +124,8 @@ fn paths<'b>(
                 continue;
             }
         };
+        // The value is stored as given: no key inside it may hold a NUL or start with `$`.
+        storable_keys(key, &body[key.as_str()], errors);
         match rule(parts[0]) {
             Rule::Refused(why) => fail(errors, format!("cannot be set by PATCH: {why}")),
             Rule::Object | Rule::Free if parts.len() > 1 => match walkable(stored, &parts) {

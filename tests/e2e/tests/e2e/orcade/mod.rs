@@ -7,6 +7,7 @@ mod builtins;
 mod concurrency;
 mod crash;
 mod flow;
+mod input_keys;
 mod round_trips;
 mod routes;
 

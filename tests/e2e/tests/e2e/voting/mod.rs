@@ -6,6 +6,7 @@ mod concurrency;
 mod crash;
 mod flow;
 mod hook_modes;
+mod input_keys;
 mod live_stream;
 mod pqt_calls;
 mod queries;

@@ -256,3 +256,69 @@ async fn every_route_refuses_bad_input_by_name_and_changes_nothing() {
 
     assert_eq!(snapshot(&server).await, before, "nothing stored changed");
 }
+
+/// Issue 32, item 7: a bidding task whose bid job Orcade would refuse is refused at
+/// `POST /tasks` with Orcade's reason (a 400 naming the field under
+/// `task_metadata.task_assignment.`), nothing stored and no job created; before, an explicit
+/// roster on an open job was dropped and the task waited on an empty open job for its limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_bidding_task_orcade_would_refuse_is_refused_at_post_tasks_with_orcade_s_reason() {
+    let server = Server::start().await;
+    for id in ["a", "b"] {
+        post_subject(&server, &json!({"subject_id": id})).await;
+    }
+    let before = snapshot(&server).await;
+    let at = "task_metadata.task_assignment";
+    for (assignment, field, reason) in [
+        (
+            json!({"bid_job_mode": "open", "bid_job_subject_ids": ["a", "b"], "bid_job_max_subjects": 2}),
+            "bid_job_subject_ids",
+            "must not be supplied for an open job",
+        ),
+        (json!({"bid_job_mode": "open"}), "bid_job_max_subjects", "or bid_job_max_time is required for an open job"),
+        (json!({"bid_job_mode": "open", "bid_job_max_subjects": 0}), "bid_job_max_subjects", "must be an integer of at least 1"),
+        (json!({"bid_job_max_time": 60}), "bid_job_max_time", "must be omitted for a closed job"),
+        (json!({"bid_job_tags": ["fr", ""]}), "bid_job_tags[1]", "must be a non-empty string"),
+        (json!({"bid_job_subject_ids": ["a", ""]}), "bid_job_subject_ids[1]", "must not be empty"),
+        (json!({"bid_job_creator_id": " "}), "bid_job_creator_id", "must not be empty"),
+        (json!({"bid_job_description": "translate"}), "bid_job_description", "must be an object"),
+        (json!({"bid_job_pqt_id": "builtin:lowest-price"}), "bid_job_pqt_id", "which is for the evaluator"),
+        (json!({"bid_job_evaluator_id": "builtin:no-such-rule"}), "bid_job_evaluator_id", "names no builtin"),
+    ] {
+        let mut a = json!({"bid_job_evaluator_id": "builtin:lowest-price"});
+        a.as_object_mut().unwrap().extend(assignment.as_object().unwrap().clone());
+        let (status, body) = server.post("/tasks", &bidding_task(a.clone())).await;
+        assert_eq!((status, &body["ok"]), (400, &json!(false)), "{a}: {body}");
+        let error = body["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with(&format!("{at}.{field} ")) && error.contains(reason), "{a}: {error}");
+        // Orcade's own words for the same job.
+        let mut job = a.clone();
+        job["bid_job_creator_id"] = job.get("bid_job_creator_id").cloned().unwrap_or(json!("xchange"));
+        if job.get("bid_job_subject_ids").is_none() && job["bid_job_mode"] != json!("open") {
+            job["bid_job_subject_ids"] = json!(["a"]);
+        }
+        let (status, orcade) = server.post("/bid-jobs", &job).await;
+        assert_eq!(status, 400, "Orcade takes {job}: {orcade}");
+        let words = orcade["error"].as_str().unwrap_or_default();
+        assert!(words.contains(&format!("{field} ")) && words.contains(reason), "{words} against {error}");
+    }
+    assert_eq!(snapshot(&server).await, before, "nothing stored");
+    let (status, jobs) = server.post("/bid-jobs/query", &json!({})).await;
+    assert_eq!((status, &jobs["data"]), (200, &json!([])), "no bid job created");
+
+    // What Orcade takes is taken: an open job with no roster (or `[]`) opens empty and waits
+    // for applicants.
+    for roster in [None, Some(json!([]))] {
+        let mut a = json!({"bid_job_evaluator_id": "builtin:lowest-price", "bid_job_mode": "open", "bid_job_max_subjects": 1});
+        if let Some(roster) = &roster {
+            a["bid_job_subject_ids"] = roster.clone();
+        }
+        let id = id_of(&post_task(&server, &bidding_task(a)).await);
+        let job = wait_until("the task bidding", SOON, || async {
+            task(&server, &id).await["task_metadata"]["bid_job_id"].as_str().map(str::to_owned)
+        })
+        .await;
+        let stored = data(&server, &format!("/bid-jobs/{job}")).await;
+        assert_eq!((&stored["bid_job_mode"], &stored["bid_job_subject_ids"]), (&json!("open"), &json!([])), "{stored}");
+    }
+}

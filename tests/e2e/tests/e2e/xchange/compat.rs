@@ -184,10 +184,14 @@ async fn patch_is_a_raw_set_of_any_field_read_back_as_stored() {
     let (status, body) = patch(json!({"profile.team.size": 3, "colour": "green"})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["profile"], json!({"team": {"lead": "ada", "size": 3}}));
-    // Keys inside a value are not paths: stored as given.
-    let odd = json!({"$keyed": 1, "dotted.key": [true], "": "empty"});
+    // Keys inside a value are not paths: stored as given, but for a key no store keeps alike
+    // (a leading `$`, a NUL), refused by its path on every store.
+    let odd = json!({"dotted.key": [true], "": "empty", "x$": "$y"});
     let (status, body) = patch(json!({"odd": odd})).await;
     assert_eq!((status, &body["data"]["odd"]), (200, &odd), "{body}");
+    let (status, body) = patch(json!({"odd": {"$keyed": 1}})).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"].as_str().is_some_and(|e| e.starts_with("odd.$keyed is not a storable key")), "{body}");
     // A value a store cannot hold is a 400 naming why, never a 500 (MongoDB holds no integer
     // beyond 64 bits; the other stores do).
     let (status, body) = patch(json!({"huge": u64::MAX})).await;

@@ -11,6 +11,7 @@ mod compat;
 mod concurrency;
 mod crash;
 mod flow;
+mod input_keys;
 mod remote_orcade;
 mod routes;
 

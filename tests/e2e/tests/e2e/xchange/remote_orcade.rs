@@ -28,7 +28,8 @@ async fn bid(orcade: &Server, job: &str, subject: &str, bid_data: Value) -> u16 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_exchange_bids_through_an_orcade_at_orcade_url_and_polls_its_outcomes() {
-    let orcade = Server::start().await;
+    // An Orcade without a function registry: it refuses a job whose evaluator is a registry id.
+    let orcade = Server::start_with(|c| c.functions_dir = std::path::PathBuf::new()).await;
     let exchange = Server::start_with(|c| c.orcade_url = Some(orcade.base.clone())).await;
     for (id, topics) in [("r1", json!(["translation"])), ("r2", json!(["translation"])), ("r3", json!(["legal"]))] {
         post_subject(&exchange, &json!({"subject_id": id, "topics": topics})).await;
@@ -64,11 +65,18 @@ async fn an_exchange_bids_through_an_orcade_at_orcade_url_and_polls_its_outcomes
     let output = final_output(&exchange, &id, "failed").await;
     assert!(output["error"].as_str().is_some_and(|e| e.contains("no_valid_bids")), "{output}");
 
-    // A job Orcade refuses (an unknown evaluator builtin) fails the task with Orcade's words.
-    let id = id_of(&post_task(&exchange, &bidding_task(json!({"bid_job_evaluator_id": "builtin:no-such-rule"}))).await);
+    // A job Orcade's parser refuses (an unknown evaluator builtin) is refused at POST /tasks,
+    // with Orcade's reason.
+    let (status, body) = exchange.post("/tasks", &bidding_task(json!({"bid_job_evaluator_id": "builtin:no-such-rule"}))).await;
+    let error = body["error"].as_str().unwrap_or_default();
+    assert_eq!(status, 400, "{body}");
+    assert!(error.starts_with("task_metadata.task_assignment.bid_job_evaluator_id names no builtin \"no-such-rule\""), "{body}");
+    // A job only that Orcade refuses (a function mode it has no setting for) fails the task with
+    // Orcade's words.
+    let id = id_of(&post_task(&exchange, &bidding_task(json!({"bid_job_evaluator_id": "lowest-cost-evaluator:1.0-stable"}))).await);
     let output = final_output(&exchange, &id, "failed").await;
     let error = output["error"].as_str().unwrap_or_default();
-    assert!(error.contains("Orcade refused") && error.contains("no-such-rule"), "{output}");
+    assert!(error.contains("Orcade refused") && error.contains("bid_job_evaluator_id"), "{output}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
