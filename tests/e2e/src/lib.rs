@@ -5,6 +5,7 @@
 pub mod crash;
 pub mod delegate;
 pub mod fromisoformat;
+pub mod keys;
 pub mod lambda;
 pub mod load;
 pub mod template;

@@ -4,31 +4,10 @@
 //! store each is a 400 naming the key by its path (a NUL shown as `\u0000`), never a 5xx, and
 //! nothing is stored. Keys with dots, and `$` elsewhere than first, are kept as given.
 
+use agora_e2e::keys::{holding, refused_key, BAD_KEYS};
 use agora_e2e::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-/// The keys refused, each with how an error names it.
-const BAD_KEYS: [(&str, &str); 3] = [("a\u{0}b", "a\\u0000b"), ("\u{0}", "\\u0000"), ("$where", "$where")];
-
-/// Objects holding `key` at the top, nested and inside an array, each with the path (below the
-/// object) an error names it by.
-fn holding(key: &str, shown: &str) -> Vec<(Value, String)> {
-    vec![
-        (json!({"fine": 1, key: 1}), shown.to_owned()),
-        (json!({"offer": {"ok.dotted": 1, key: {"x": 1}}}), format!("offer.{shown}")),
-        (json!({"items": [1, {"n": [{key: true}]}]}), format!("items[1].n[0].{shown}")),
-    ]
-}
-
-/// Asserts a 400 whose error names `path` and says what is wrong with it.
-#[track_caller]
-fn refused_key(what: &str, (status, body): (u16, Value), path: &str) {
-    assert_eq!(status, 400, "{what}: {body}");
-    let error = body["error"].as_str().unwrap_or_else(|| panic!("{what}: no error in {body}"));
-    assert!(error.contains(path), "{what}: {error:?} does not name {path:?}");
-    assert!(error.contains("NUL") || error.contains('$'), "{what}: {error:?} does not say why");
-}
 
 /// Every document of the four collections the query route reads.
 async fn snapshot(server: &Server) -> Value {
