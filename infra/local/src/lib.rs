@@ -38,7 +38,7 @@ use std::time::Duration;
 /// tests and benchmarks that start it in process, so that they measure what runs): mimalloc,
 /// whose per-thread heaps serve a request's many small allocations without the locks and
 /// consolidation of glibc's malloc, which took about a tenth of the server's CPU (its figures
-/// beside glibc's: the README's Benchmarks). Built without transparent huge pages (see the
+/// beside glibc's: docs/benchmarks.md). Built without transparent huge pages (see the
 /// workspace's `Cargo.toml`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
