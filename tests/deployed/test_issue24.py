@@ -60,7 +60,9 @@ def test_item1_an_open_job_closes_within_2s_of_bid_job_closes_at(stack, admin):
 
 # -- item 2: the live stream past 128 KB
 
-def test_item2_a_live_stream_over_128kb_delivers_its_final_update_or_closes(stack, admin):
+def large_task_streamed_and_voted(stack, admin):
+    """A private task whose bundle is past 128 KB (a 160 KB description), its live stream
+    subscribed, started and voted by its three members; (its id, the live stream)."""
     request = private_task()
     request["subject_spec"]["description"] = "x" * (160 * 1024)
     task = create_task(stack, request, admin)
@@ -69,6 +71,11 @@ def test_item2_a_live_stream_over_128kb_delivers_its_final_update_or_closes(stac
     wait_status(stack, task, "started", admin)
     for voter, option in [("agent-reviewer-01", "agent-translator-02"), ("agent-reviewer-02", "agent-translator-02"), ("agent-reviewer-03", "agent-translator-01")]:
         assert stack.post("/submit-vote", vote(task, voter, option), token=admin)[0] == 200
+    return task, ws
+
+
+def test_item2_a_live_stream_over_128kb_delivers_its_final_update_or_closes(stack, admin):
+    task, ws = large_task_streamed_and_voted(stack, admin)
     wait_status(stack, task, "complete", admin)
     got_final = closed = False
     deadline = time.monotonic() + 15
@@ -91,14 +98,7 @@ def test_item2_past_128kb_the_stream_sends_compact_updates_with_every_vote_then_
     # The fix's protocol (services/voting/core/src/live/protocol.rs): the full bundle while it
     # fits, then compact updates (the task, the votes since the last update, counts, where to
     # read the rest), every message within the limit, the final one before the close.
-    request = private_task()
-    request["subject_spec"]["description"] = "x" * (160 * 1024)
-    task = create_task(stack, request, admin)
-    ws = stack.ws_connect({"access_token": admin})
-    ws.send({"social_task_id": task, "refresh_interval": 5})
-    wait_status(stack, task, "started", admin)
-    for voter, option in [("agent-reviewer-01", "agent-translator-02"), ("agent-reviewer-02", "agent-translator-02"), ("agent-reviewer-03", "agent-translator-01")]:
-        assert stack.post("/submit-vote", vote(task, voter, option), token=admin)[0] == 200
+    task, ws = large_task_streamed_and_voted(stack, admin)
     messages = []
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

@@ -77,10 +77,15 @@ impl Deliverer {
 
     /// Makes the delivery's round trip, once.
     pub async fn deliver(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
-        let outcome = self.deliver_once(d).await?;
+        let (outcome, job) = self.deliver_once(d).await?;
         // Also when found delivered: a crash may have come between the result and the event.
         if d.task_type == TaskType::BidWinner && !matches!(outcome, DeliveryOutcome::InProgress | DeliveryOutcome::JobGone) {
-            match self.repo.job(&d.bid_job_id).await {
+            // The job the call read, else (found delivered) read now.
+            let job = match job {
+                Some(job) => Ok(Some(job)),
+                None => self.repo.job(&d.bid_job_id).await,
+            };
+            match job {
                 Ok(Some(job)) => crate::work::announce_resolution(self.resolutions.as_ref(), &job).await,
                 Ok(None) => {}
                 Err(e) => {
@@ -91,27 +96,28 @@ impl Deliverer {
         Ok(outcome)
     }
 
-    async fn deliver_once(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
+    /// The outcome, and the job when this call read it.
+    async fn deliver_once(&self, d: &Delivery) -> Result<(DeliveryOutcome, Option<BidJob>), OrcadeError> {
         if self.repo.delivered(&d.delivery_id).await? {
-            return Ok(DeliveryOutcome::AlreadyDelivered);
+            return Ok((DeliveryOutcome::AlreadyDelivered, None));
         }
         let key = format!("deliver:{}", d.delivery_id);
         if self.claims.take(&key, self.clock.now(), Some(self.lease)).await?.is_none() {
-            return Ok(DeliveryOutcome::InProgress);
+            return Ok((DeliveryOutcome::InProgress, None));
         }
         let outcome = self.deliver_claimed(d).await;
         self.claims.release(&key).await?;
         outcome
     }
 
-    async fn deliver_claimed(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
+    async fn deliver_claimed(&self, d: &Delivery) -> Result<(DeliveryOutcome, Option<BidJob>), OrcadeError> {
         // Read again under the claim: a worker whose lease ran out may have finished.
         if self.repo.delivered(&d.delivery_id).await? {
-            return Ok(DeliveryOutcome::AlreadyDelivered);
+            return Ok((DeliveryOutcome::AlreadyDelivered, None));
         }
         let Some(job) = self.repo.job(&d.bid_job_id).await? else {
             tracing::warn!(delivery_id = %d.delivery_id, "the bid job is gone; nothing delivered");
-            return Ok(DeliveryOutcome::JobGone);
+            return Ok((DeliveryOutcome::JobGone, None));
         };
         let result_id = new_id();
         let data = task_data(d, &job);
@@ -136,15 +142,16 @@ impl Deliverer {
         };
         match self.repo.insert_result_once(&d.delivery_id, &result, self.clock.now()).await {
             Ok(()) => {}
-            Err(StoreError::Duplicate { .. }) => return Ok(DeliveryOutcome::AlreadyDelivered),
+            Err(StoreError::Duplicate { .. }) => return Ok((DeliveryOutcome::AlreadyDelivered, Some(job))),
             Err(e) => return Err(e.into()),
         }
-        Ok(match error {
+        let outcome = match error {
             None => DeliveryOutcome::Delivered { bid_task_result_id: result_id },
             Some(error) => {
                 tracing::warn!(delivery_id = %d.delivery_id, %error, "delegate call failed; the failure is stored");
                 DeliveryOutcome::Failed { bid_task_result_id: result_id, error }
             }
-        })
+        };
+        Ok((outcome, Some(job)))
     }
 }

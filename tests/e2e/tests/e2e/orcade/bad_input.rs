@@ -157,18 +157,7 @@ async fn every_route_refuses_bad_input_by_name_and_changes_nothing() {
     // Odd ids in paths: unknown, long, encoded, unicode, dot segments.
     let long = "x".repeat(5000);
     for id in ["no-such-id", "%20", "%2F..%2F", "%00", "caf%C3%A9", "a%2Fb", long.as_str(), "%ZZ"] {
-        for (method, path) in [
-            (Method::GET, format!("/bid-jobs/{id}")),
-            (Method::PATCH, format!("/bid-jobs/{id}")),
-            (Method::DELETE, format!("/bid-jobs/{id}")),
-            (Method::POST, format!("/bid-jobs/{id}/close")),
-            (Method::POST, format!("/bid-jobs/{id}/bids")),
-            (Method::GET, format!("/bid-jobs/{id}/bids")),
-            (Method::GET, format!("/bid-jobs/{id}/task-results")),
-            (Method::GET, format!("/bids/{id}")),
-            (Method::PATCH, format!("/bids/{id}")),
-            (Method::DELETE, format!("/bids/{id}")),
-        ] {
+        for (method, path) in id_routes(id) {
             let body = (method != Method::GET && method != Method::DELETE).then(|| bid("t2", 1.0, 0.9));
             let (status, answer) = server.send(method.clone(), &path, body.as_ref()).await;
             let shown: String = path.chars().take(80).collect();

@@ -102,18 +102,7 @@ async fn keys_with_a_nul_or_a_leading_dollar_are_refused_by_their_path_on_every_
 
     // URL path segments with a NUL or a `$`: no such job or bid, whatever the store.
     for id in ["a%00b", "%00", "%24where", "%24", "a.%24x"] {
-        for (method, path) in [
-            (Method::GET, format!("/bid-jobs/{id}")),
-            (Method::PATCH, format!("/bid-jobs/{id}")),
-            (Method::DELETE, format!("/bid-jobs/{id}")),
-            (Method::POST, format!("/bid-jobs/{id}/close")),
-            (Method::POST, format!("/bid-jobs/{id}/bids")),
-            (Method::GET, format!("/bid-jobs/{id}/bids")),
-            (Method::GET, format!("/bid-jobs/{id}/task-results")),
-            (Method::GET, format!("/bids/{id}")),
-            (Method::PATCH, format!("/bids/{id}")),
-            (Method::DELETE, format!("/bids/{id}")),
-        ] {
+        for (method, path) in id_routes(id) {
             let body = (method != Method::GET && method != Method::DELETE).then(|| bid("t2", 1.0, 0.9));
             let (status, answer) = server.send(method.clone(), &path, body.as_ref()).await;
             assert!((400..500).contains(&status), "{method} {path}: {status} {answer}");

@@ -96,3 +96,20 @@ pub async fn winner_of(server: &Server, job: &str) -> String {
     })
     .await
 }
+
+/// Every route that takes a job's or a bid's id in its path, with `id` there.
+pub fn id_routes(id: &str) -> [(reqwest::Method, String); 10] {
+    use reqwest::Method;
+    [
+        (Method::GET, format!("/bid-jobs/{id}")),
+        (Method::PATCH, format!("/bid-jobs/{id}")),
+        (Method::DELETE, format!("/bid-jobs/{id}")),
+        (Method::POST, format!("/bid-jobs/{id}/close")),
+        (Method::POST, format!("/bid-jobs/{id}/bids")),
+        (Method::GET, format!("/bid-jobs/{id}/bids")),
+        (Method::GET, format!("/bid-jobs/{id}/task-results")),
+        (Method::GET, format!("/bids/{id}")),
+        (Method::PATCH, format!("/bids/{id}")),
+        (Method::DELETE, format!("/bids/{id}")),
+    ]
+}

@@ -235,13 +235,7 @@ async fn every_route_refuses_bad_input_by_name_and_changes_nothing() {
     // Odd ids in paths: unknown, long, encoded, unicode, a slash, a NUL, bad escapes.
     let long = "x".repeat(5000);
     for id in ["no-such-id", "%20", "%2F..%2F", "%00", "caf%C3%A9", "a%2Fb", long.as_str(), "%ZZ", "%FF%FE"] {
-        for (method, path) in [
-            (Method::GET, format!("/tasks/{id}")),
-            (Method::GET, format!("/tasks/{id}/output")),
-            (Method::GET, format!("/subjects/{id}")),
-            (Method::PATCH, format!("/subjects/{id}")),
-            (Method::DELETE, format!("/subjects/{id}")),
-        ] {
+        for (method, path) in id_routes(id) {
             let body = (method == Method::PATCH).then(|| json!({"topics": ["hijack"]}));
             let (status, answer) = server.send(method.clone(), &path, body.as_ref()).await;
             let shown: String = path.chars().take(80).collect();

@@ -117,13 +117,7 @@ async fn keys_with_a_nul_or_a_leading_dollar_are_refused_by_their_path_on_every_
 
     // URL path segments with a NUL or a `$`: no such task or subject, whatever the store.
     for id in ["a%00b", "%00", "%24where", "%24", "a.%24x"] {
-        for (method, path) in [
-            (Method::GET, format!("/tasks/{id}")),
-            (Method::GET, format!("/tasks/{id}/output")),
-            (Method::GET, format!("/subjects/{id}")),
-            (Method::PATCH, format!("/subjects/{id}")),
-            (Method::DELETE, format!("/subjects/{id}")),
-        ] {
+        for (method, path) in id_routes(id) {
             let body = (method == Method::PATCH).then(|| json!({"topics": ["hijack"]}));
             let (status, answer) = server.send(method.clone(), &path, body.as_ref()).await;
             assert_eq!(status, 404, "{method} {path}: {answer}");

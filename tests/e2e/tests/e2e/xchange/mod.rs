@@ -129,3 +129,15 @@ pub fn keys(v: &Value) -> Vec<String> {
 pub async fn inbox_for(server: &Server, subject: &str, id: &str) -> Vec<Value> {
     server.inbox(subject).await.into_iter().filter(|m| m["task_id"] == json!(id)).collect()
 }
+
+/// Every route that takes a task's or a subject's id in its path, with `id` there.
+pub fn id_routes(id: &str) -> [(reqwest::Method, String); 5] {
+    use reqwest::Method;
+    [
+        (Method::GET, format!("/tasks/{id}")),
+        (Method::GET, format!("/tasks/{id}/output")),
+        (Method::GET, format!("/subjects/{id}")),
+        (Method::PATCH, format!("/subjects/{id}")),
+        (Method::DELETE, format!("/subjects/{id}")),
+    ]
+}
