@@ -35,12 +35,12 @@ fn checked_pk(inner: &Inner, name: &str) -> Result<String, StoreError> {
     Ok(pk)
 }
 
-/// The write raising the counter `name` by one inside a transaction, when below `limit`
-/// (`DocumentStore::insert_counted`). A transaction cannot return the new value: read it with
-/// [`value`] once committed. (Its client request token makes the SDK's retries of a committed
-/// transaction harmless, so no write token is needed.)
-pub(crate) fn raise(inner: &Inner, name: &str, limit: Option<i64>) -> Result<Write, StoreError> {
-    Ok(Write::Raise { pk: checked_pk(inner, name)?, limit, failure: Failure::Full })
+/// The write adding `by` to the counter `name` inside a transaction, when below `limit`
+/// (`DocumentStore::insert_counted` by 1, `delete_counted` by -1). A transaction cannot return
+/// the new value: read it with [`value`] once committed. (Its client request token makes the
+/// SDK's retries of a committed transaction harmless, so no write token is needed.)
+pub(crate) fn raise(inner: &Inner, name: &str, by: i64, limit: Option<i64>) -> Result<Write, StoreError> {
+    Ok(Write::Raise { pk: checked_pk(inner, name)?, by, limit, failure: Failure::Full })
 }
 
 /// The counter's value now, read consistently (0 when missing).

@@ -10,7 +10,7 @@ use crate::writes::{self, Condition, Failure, Write, MAX_TRANSACTION_BYTES, MAX_
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan as ChangePlan};
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
+use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -216,6 +216,43 @@ impl DynamoStore {
             Err(Failure::Changed) => Err(StoreError::Backend("an insert failed on a write that cannot fail".to_string())),
         }
     }
+
+    /// Deletes the document keyed `id` if it matches `condition` (its item and unique markers,
+    /// then its parts once no item names them), with `extra` in the same transaction.
+    /// [`Uncounted::Full`] when `extra`'s condition failed (nothing written); `Deleted(0)` when
+    /// deleted (the caller reads its counter).
+    async fn delete_with(&self, collection: &str, id: &str, condition: &Filter, extra: Option<Write>) -> Result<Uncounted, StoreError> {
+        let c = self.collection(collection)?;
+        let inner = &self.inner;
+        for attempt in 0..MAX_ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(writes::backoff(attempt)).await;
+            }
+            let Some(stored) = get_main(inner, c, id).await? else { return Ok(Uncounted::Missing) };
+            let (ver, body, markers) = (stored.ver, stored.body.clone(), stored.markers.clone());
+            if !condition.is_all() {
+                let Some(text) = parts::text_of(inner, c, stored).await? else { continue };
+                if !meets(c, &text, condition)? {
+                    return Ok(Uncounted::Missing);
+                }
+            }
+            let mut plan = vec![Write::Delete { pk: c.doc_pk(id), condition: Condition::Version(ver), failure: Failure::Changed }];
+            for pk in markers {
+                plan.push(Write::Delete { pk, condition: Condition::None, failure: Failure::Changed });
+            }
+            plan.extend(extra.clone());
+            match writes::commit(inner, plan).await? {
+                Ok(()) => {
+                    drop_parts(inner, c, id, &body).await;
+                    return Ok(Uncounted::Deleted(0));
+                }
+                Err(Failure::Changed) => continue,
+                Err(Failure::Full) => return Ok(Uncounted::Full),
+                Err(Failure::Duplicate { collection, fields }) => return Err(StoreError::Duplicate { collection, fields }),
+            }
+        }
+        Err(StoreError::Backend(format!("{collection}/{id}: gave up deleting after {MAX_ATTEMPTS} concurrent changes")))
+    }
 }
 
 #[async_trait]
@@ -225,11 +262,19 @@ impl DocumentStore for DynamoStore {
     }
 
     async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
-        let raise = crate::counters::raise(&self.inner, counter, limit)?;
+        let raise = crate::counters::raise(&self.inner, counter, 1, limit)?;
         if !self.insert_with(docs, Some(raise)).await? {
             return Ok(Counted::Full);
         }
         Ok(Counted::Stored(crate::counters::value(&self.inner, counter).await?))
+    }
+
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+        let lower = crate::counters::raise(&self.inner, counter, -1, limit)?;
+        match self.delete_with(collection, id, &Filter::all(), Some(lower)).await? {
+            Uncounted::Deleted(_) => Ok(Uncounted::Deleted(crate::counters::value(&self.inner, counter).await?)),
+            other => Ok(other),
+        }
     }
 
     async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
@@ -298,35 +343,7 @@ impl DocumentStore for DynamoStore {
     }
 
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
-        let c = self.collection(collection)?;
-        let inner = &self.inner;
-        for attempt in 0..MAX_ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(writes::backoff(attempt)).await;
-            }
-            let Some(stored) = get_main(inner, c, id).await? else { return Ok(false) };
-            let (ver, body, markers) = (stored.ver, stored.body.clone(), stored.markers.clone());
-            if !condition.is_all() {
-                let Some(text) = parts::text_of(inner, c, stored).await? else { continue };
-                if !meets(c, &text, condition)? {
-                    return Ok(false);
-                }
-            }
-            let mut plan = vec![Write::Delete { pk: c.doc_pk(id), condition: Condition::Version(ver), failure: Failure::Changed }];
-            for pk in markers {
-                plan.push(Write::Delete { pk, condition: Condition::None, failure: Failure::Changed });
-            }
-            match writes::commit(inner, plan).await? {
-                Ok(()) => {
-                    drop_parts(inner, c, id, &body).await;
-                    return Ok(true);
-                }
-                Err(Failure::Changed) => continue,
-                Err(Failure::Full) => return Err(StoreError::Backend("a write raised no counter, yet one was full".to_string())),
-                Err(Failure::Duplicate { collection, fields }) => return Err(StoreError::Duplicate { collection, fields }),
-            }
-        }
-        Err(StoreError::Backend(format!("{collection}/{id}: gave up deleting after {MAX_ATTEMPTS} concurrent changes")))
+        Ok(self.delete_with(collection, id, condition, None).await? != Uncounted::Missing)
     }
 
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {

@@ -54,9 +54,10 @@ pub(crate) enum Write {
         condition: Condition,
         failure: Failure,
     },
-    /// `ADD 1` to the counter item `pk`, when it is below `limit` (fails as [`Failure::Full`]).
+    /// `ADD by` to the counter item `pk`, when it is below `limit` (fails as [`Failure::Full`]).
     Raise {
         pk: String,
+        by: i64,
         limit: Option<i64>,
         failure: Failure,
     },
@@ -198,13 +199,13 @@ fn transact_item(inner: &Inner, write: &Write) -> Result<TransactWriteItem, Stor
             }
             TransactWriteItem::builder().delete(delete.build().map_err(build_error)?).build()
         }
-        Write::Raise { pk, limit, .. } => {
+        Write::Raise { pk, by, limit, .. } => {
             let mut update = Update::builder()
                 .table_name(&inner.table)
                 .key(PK, AttributeValue::S(pk.clone()))
-                .update_expression("ADD #n :one")
+                .update_expression("ADD #n :by")
                 .expression_attribute_names("#n", crate::counters::VALUE)
-                .expression_attribute_values(":one", AttributeValue::N("1".into()));
+                .expression_attribute_values(":by", AttributeValue::N(by.to_string()));
             if let Some(limit) = limit {
                 // A missing counter counts as 0: below any positive limit.
                 let condition = if *limit > 0 { "attribute_not_exists(#n) OR #n < :limit" } else { "#n < :limit" };

@@ -24,7 +24,7 @@ use crate::writer::Writer;
 use agora_filter::Filter;
 use agora_store::change::apply;
 use agora_store::document::{key_of, top_level};
-use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
+use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use async_trait::async_trait;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
@@ -345,12 +345,7 @@ impl DocumentStore for EmbeddedStore {
         self.inner
             .writer
             .write(move |conn| {
-                let now: i64 = conn
-                    .prepare_cached(COUNTER_SQL)
-                    .and_then(|mut stmt| stmt.query_row(params![counter], |row| row.get(0)).optional())
-                    .map_err(backend)?
-                    .unwrap_or(0);
-                if limit.is_some_and(|l| now >= l) {
+                if is_full(conn, &counter, limit)? {
                     // A duplicate is reported before a full counter: try the inserts, undo them.
                     exec(conn, "SAVEPOINT agora_probe")?;
                     let probe = insert_rows(conn, &rows);
@@ -359,8 +354,26 @@ impl DocumentStore for EmbeddedStore {
                     return probe.map(|()| Counted::Full);
                 }
                 insert_rows(conn, &rows)?;
-                let mut stmt = conn.prepare_cached(INCREMENT_SQL).map_err(backend)?;
-                stmt.query_row(params![counter, 1_i64], |row| row.get(0)).map(Counted::Stored).map_err(backend)
+                add(conn, &counter, 1).map(Counted::Stored)
+            })
+            .await
+    }
+
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+        let table = self.table(collection)?;
+        let (id, counter, everything) = (id.to_string(), counter.to_string(), Query::plan(&table, &Filter::all()));
+        self.inner
+            .writer
+            .write(move |conn| {
+                if is_full(conn, &counter, limit)? {
+                    // A missing document is reported before a full counter.
+                    let found = doc_if(conn, &table, &id, &everything)?.is_some();
+                    return Ok(if found { Uncounted::Full } else { Uncounted::Missing });
+                }
+                if !delete_row(conn, &table, &id, &everything)? {
+                    return Ok(Uncounted::Missing);
+                }
+                add(conn, &counter, -1).map(Uncounted::Deleted)
             })
             .await
     }
@@ -445,28 +458,12 @@ impl DocumentStore for EmbeddedStore {
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
         let table = self.table(collection)?;
         let (id, condition) = (id.to_string(), Query::plan(&table, condition));
-        self.inner
-            .writer
-            .write(move |conn| {
-                if !condition.is_pushed_down() && doc_if(conn, &table, &id, &condition)?.is_none() {
-                    return Ok(false);
-                }
-                let mut stmt = conn.prepare_cached(&condition.delete_by_key(&table)).map_err(backend)?;
-                let deleted = stmt.execute(params_from_iter(condition.params_with(SqlValue::Text(id.clone())))).map_err(backend)?;
-                Ok(deleted > 0)
-            })
-            .await
+        self.inner.writer.write(move |conn| delete_row(conn, &table, &id, &condition)).await
     }
 
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
         let counter = counter.to_string();
-        self.inner
-            .writer
-            .write(move |conn| {
-                let mut stmt = conn.prepare_cached(INCREMENT_SQL).map_err(backend)?;
-                stmt.query_row(params![counter, by], |row| row.get(0)).map_err(backend)
-            })
-            .await
+        self.inner.writer.write(move |conn| add(conn, &counter, by)).await
     }
 }
 
@@ -501,6 +498,33 @@ fn insert_rows(conn: &Connection, rows: &[Row]) -> Result<(), StoreError> {
         .map_err(|e| write_error(table, e))?;
     }
     Ok(())
+}
+
+/// Deletes the document keyed `id` if it meets `condition`, on the open write transaction (its
+/// unique indexes are the table's own); whether it did.
+fn delete_row(conn: &Connection, table: &Table, id: &str, condition: &Query) -> Result<bool, StoreError> {
+    if !condition.is_pushed_down() && doc_if(conn, table, id, condition)?.is_none() {
+        return Ok(false);
+    }
+    let mut stmt = conn.prepare_cached(&condition.delete_by_key(table)).map_err(backend)?;
+    let deleted = stmt.execute(params_from_iter(condition.params_with(SqlValue::Text(id.to_string())))).map_err(backend)?;
+    Ok(deleted > 0)
+}
+
+/// Whether the counter is at `limit` or above, on the open write transaction.
+fn is_full(conn: &Connection, counter: &str, limit: Option<i64>) -> Result<bool, StoreError> {
+    let Some(limit) = limit else { return Ok(false) };
+    let now: Option<i64> = conn
+        .prepare_cached(COUNTER_SQL)
+        .and_then(|mut stmt| stmt.query_row(params![counter], |row| row.get(0)).optional())
+        .map_err(backend)?;
+    Ok(now.unwrap_or(0) >= limit)
+}
+
+/// Adds `by` to the counter on the open write transaction; its new value.
+fn add(conn: &Connection, counter: &str, by: i64) -> Result<i64, StoreError> {
+    let mut stmt = conn.prepare_cached(INCREMENT_SQL).map_err(backend)?;
+    stmt.query_row(params![counter, by], |row| row.get(0)).map_err(backend)
 }
 
 /// Runs a statement of transaction control.

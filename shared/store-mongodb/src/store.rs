@@ -7,7 +7,7 @@ use crate::error::{backend, is_duplicate_key, write_error, NO_TRANSACTIONS};
 use crate::indexes;
 use agora_filter::Filter;
 use agora_store::change::{apply, Plan};
-use agora_store::{Change, CollectionSpec, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
+use agora_store::{Change, CollectionSpec, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use async_trait::async_trait;
 use bson::{doc, Document, RawDocumentBuf};
 use futures::StreamExt;
@@ -68,6 +68,45 @@ pub const COUNTERS: &str = "_agora_counters";
 
 /// The collections the store keeps for itself, beside those of the spec.
 const RESERVED: [&str; 2] = [COUNTERS, indexes::RECORD];
+
+/// What [`MongoStore::write_in_transaction`] writes beside its counter.
+enum Write<'g, 'c> {
+    /// An `insertMany` of each group.
+    Insert(&'g [(&'c Coll, Vec<RawDocumentBuf>)]),
+    /// A `deleteOne` of the document the filter selects.
+    Delete(&'c Coll, Document),
+}
+
+impl<'c> Write<'_, 'c> {
+    /// Runs the write inside the session's transaction; false when a delete found no document.
+    /// The `Err` names the collection that failed.
+    async fn run(&self, session: &mut ClientSession) -> Result<bool, (&'c CollectionSpec, Error)> {
+        match self {
+            Write::Insert(groups) => insert_groups(session, groups).await.map(|()| true),
+            Write::Delete(coll, filter) => {
+                let deleted = coll.handle.delete_one(filter.clone()).session(session).await.map_err(|e| (coll.spec, e))?;
+                Ok(deleted.deleted_count == 1)
+            }
+        }
+    }
+
+    fn doing(&self) -> &'static str {
+        match self {
+            Write::Insert(_) => "insert",
+            Write::Delete(..) => "delete",
+        }
+    }
+}
+
+/// What [`MongoStore::write_in_transaction`] did.
+enum Written {
+    /// Written, and the counter's value after (0 without a counter).
+    Done(i64),
+    /// A delete found no document: nothing written.
+    Missing,
+    /// The counter was at its limit: nothing written.
+    Full,
+}
 
 /// One collection: its spec and the driver's handle, reading raw BSON.
 struct Coll {
@@ -146,20 +185,16 @@ impl MongoStore {
             .ok_or_else(|| StoreError::UnknownCollection(collection.to_string()))
     }
 
-    /// Inserts `groups` (each one `insertMany`) in one transaction, raising `counted`'s counter
-    /// in it when given (within its limit), retried while it fails for a transient reason (a
-    /// write conflict with a concurrent transaction on the same counter, a primary stepping
-    /// down).
-    async fn insert_in_transaction(
-        &self,
-        groups: &[(&Coll, Vec<RawDocumentBuf>)],
-        counted: Option<(&str, Option<i64>)>,
-    ) -> Result<Counted, StoreError> {
+    /// Runs `write` (inserts, each group one `insertMany`, or a delete) in one transaction,
+    /// adding `counted`'s step to its counter in it when given (within its limit), retried while
+    /// it fails for a transient reason (a write conflict with a concurrent transaction on the
+    /// same counter or document, a primary stepping down).
+    async fn write_in_transaction(&self, write: Write<'_, '_>, counted: Option<(&str, i64, Option<i64>)>) -> Result<Written, StoreError> {
         // Concurrent transactions raising one counter conflict on its document, and each
         // conflict costs an abort and a retry: writers of one counter in this process take turns
         // instead, so that only writers in other processes conflict.
         let _turn = match counted {
-            Some((counter, _)) => Some(self.counter_turn(counter).await),
+            Some((counter, ..)) => Some(self.counter_turn(counter).await),
             None => None,
         };
         let mut session = self.inner.client.start_session().await.map_err(|e| backend("starting a session", &e))?;
@@ -173,11 +208,15 @@ impl MongoStore {
             // their first statement (and retry) instead of after their inserts.
             let raised = match counted {
                 None => Ok(Some(0)),
-                Some((counter, limit)) => self.raise_counter(&mut session, counter, limit).await.map_err(|e| (None, e)),
+                Some((counter, by, limit)) => self.raise_counter(&mut session, counter, by, limit).await.map_err(|e| (None, e)),
             };
             let written = match raised {
-                Ok(Some(value)) => match insert_groups(&mut session, groups).await {
-                    Ok(()) => Ok(Some(value)),
+                Ok(Some(value)) => match write.run(&mut session).await {
+                    Ok(true) => Ok(Some(value)),
+                    Ok(false) => {
+                        let _ = session.abort_transaction().await;
+                        return Ok(Written::Missing);
+                    }
                     Err((spec, e)) => Err((Some(spec), e)),
                 },
                 other => other,
@@ -189,14 +228,14 @@ impl MongoStore {
                     // snapshot was taken (a concurrent first write): nothing is written, and the
                     // counter as committed now tells which.
                     let _ = session.abort_transaction().await;
-                    let (counter, limit) = counted.expect("only a counted insert reads a counter");
+                    let (counter, _, limit) = counted.expect("only a counted write reads a counter");
                     match self.committed_counter(counter).await? {
                         None => {
                             self.create_counter(counter).await?;
                             continue;
                         }
                         Some(value) if limit.is_some_and(|l| value >= l) => {
-                            return self.full_unless_duplicate(&mut session, groups, deadline).await
+                            return self.full_unless_refused(&mut session, &write, deadline).await
                         }
                         Some(_) if Instant::now() < deadline => {
                             backoff(attempt).await;
@@ -209,20 +248,20 @@ impl MongoStore {
                     // The server has aborted it already on most errors; abort whatever is left.
                     let _ = session.abort_transaction().await;
                     if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline {
-                        tracing::debug!(attempt, error = %e, "insert transaction failed transiently; retrying");
+                        tracing::debug!(attempt, error = %e, "{} transaction failed transiently; retrying", write.doing());
                         backoff(attempt).await;
                         continue;
                     }
                     return Err(match spec {
-                        Some(spec) => write_error(spec, "insert", &e),
+                        Some(spec) => write_error(spec, write.doing(), &e),
                         None => backend("raising a counter", &e),
                     });
                 }
             };
             match commit(&mut session, deadline).await {
-                Ok(()) => return Ok(Counted::Stored(value)),
+                Ok(()) => return Ok(Written::Done(value)),
                 Err(e) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline => backoff(attempt).await,
-                Err(e) => return Err(backend("committing an insert", &e)),
+                Err(e) => return Err(backend(&format!("committing a {}", write.doing()), &e)),
             }
         }
     }
@@ -234,31 +273,33 @@ impl MongoStore {
         self.inner.turns[(hash % TURNS as u64) as usize].lock().await
     }
 
-    /// [`Counted::Full`], unless the documents are duplicates of stored ones: then that
-    /// duplicate, as an uncounted insert reports it (tried in a transaction that is aborted).
-    async fn full_unless_duplicate(
+    /// [`Written::Full`], unless `write` is refused anyway: then what it would meet without the
+    /// limit, as an uncounted write reports it (a duplicate, a missing document), tried in a
+    /// transaction that is aborted.
+    async fn full_unless_refused(
         &self,
         session: &mut ClientSession,
-        groups: &[(&Coll, Vec<RawDocumentBuf>)],
+        write: &Write<'_, '_>,
         deadline: Instant,
-    ) -> Result<Counted, StoreError> {
+    ) -> Result<Written, StoreError> {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             session.start_transaction().await.map_err(|e| backend("starting a transaction", &e))?;
-            let tried = insert_groups(session, groups).await;
+            let tried = write.run(session).await;
             let _ = session.abort_transaction().await;
             match tried {
-                Ok(()) => return Ok(Counted::Full),
+                Ok(true) => return Ok(Written::Full),
+                Ok(false) => return Ok(Written::Missing),
                 Err((_, e)) if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && Instant::now() < deadline => backoff(attempt).await,
-                Err((spec, e)) => return Err(write_error(spec, "insert", &e)),
+                Err((spec, e)) => return Err(write_error(spec, write.doing(), &e)),
             }
         }
     }
 
-    /// Adds 1 to `counter` in the session's transaction when it is below `limit`; its new value,
-    /// or `None` when the counter is missing or at its limit.
-    async fn raise_counter(&self, session: &mut ClientSession, counter: &str, limit: Option<i64>) -> Result<Option<i64>, Error> {
+    /// Adds `by` to `counter` in the session's transaction when it is below `limit`; its new
+    /// value, or `None` when the counter is missing or at its limit.
+    async fn raise_counter(&self, session: &mut ClientSession, counter: &str, by: i64, limit: Option<i64>) -> Result<Option<i64>, Error> {
         let filter = match limit {
             Some(l) => doc! {ID_FIELD: counter, "value": {"$lt": l}},
             None => doc! {ID_FIELD: counter},
@@ -266,7 +307,7 @@ impl MongoStore {
         let updated = self
             .inner
             .counters
-            .find_one_and_update(filter, doc! {"$inc": {"value": 1_i64}})
+            .find_one_and_update(filter, doc! {"$inc": {"value": by}})
             .return_document(mongodb::options::ReturnDocument::After)
             .session(session)
             .await?;
@@ -401,13 +442,27 @@ impl DocumentStore for MongoStore {
                 coll.handle.insert_one(&group[0]).await.map_err(|e| write_error(coll.spec, "insert", &e))?;
                 Ok(())
             }
-            _ => self.insert_in_transaction(&groups, None).await.map(|_| ()),
+            _ => self.write_in_transaction(Write::Insert(&groups), None).await.map(|_| ()),
         }
     }
 
     async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
         let groups = self.groups(&docs)?;
-        self.insert_in_transaction(&groups, Some((counter, limit))).await
+        match self.write_in_transaction(Write::Insert(&groups), Some((counter, 1, limit))).await? {
+            Written::Done(value) => Ok(Counted::Stored(value)),
+            Written::Full => Ok(Counted::Full),
+            Written::Missing => Err(StoreError::Backend("an insert found nothing to write".to_string())),
+        }
+    }
+
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+        let coll = self.coll(collection)?;
+        let write = Write::Delete(coll, keyed_filter(coll.spec, id, &Filter::all())?);
+        Ok(match self.write_in_transaction(write, Some((counter, -1, limit))).await? {
+            Written::Done(value) => Uncounted::Deleted(value),
+            Written::Missing => Uncounted::Missing,
+            Written::Full => Uncounted::Full,
+        })
     }
 
     async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {

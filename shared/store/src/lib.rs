@@ -125,6 +125,18 @@ pub enum Counted {
     Full,
 }
 
+/// What [`DocumentStore::delete_counted`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncounted {
+    /// The document is deleted and the counter lowered; its value after this delete (on
+    /// DynamoDB read right after the commit, so it may include writes that committed since).
+    Deleted(i64),
+    /// There is no such document: nothing was written.
+    Missing,
+    /// The counter had reached its limit: nothing was written.
+    Full,
+}
+
 /// A document store. Every method is atomic on its own; `insert` is atomic across all the
 /// documents it is given.
 #[async_trait]
@@ -172,6 +184,15 @@ pub trait DocumentStore: Send + Sync + 'static {
     /// counter is already at `limit` or above ([`Counted::Full`]). When the documents are
     /// duplicates and the counter is full, the duplicate is reported.
     async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError>;
+
+    /// The mirror of [`DocumentStore::insert_counted`]: deletes the document keyed `id` of
+    /// `collection` as [`DocumentStore::delete`] does and subtracts 1 from the counter `counter`
+    /// in the same atomic write, both or neither. With `limit`, nothing is written when the
+    /// counter is at `limit` or above ([`Uncounted::Full`]: a counter fenced past its limit
+    /// keeps its documents). A missing document is [`Uncounted::Missing`], reported before a
+    /// full counter, and leaves the counter as it is. A counter never raised counts down from 0,
+    /// as [`DocumentStore::increment`] does.
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError>;
 
     /// Adds `by` to the counter named `counter` (a missing counter counts from 0) and returns
     /// its new value, atomically: concurrent increments each see a value of their own. Counters

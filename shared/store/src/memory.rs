@@ -14,7 +14,7 @@
 //! booleans (numbers by value: `1` equals `1.0`), as the embedded and DynamoDB stores do.
 
 use crate::change::apply;
-use crate::{Change, CollectionSpec, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError};
+use crate::{Change, CollectionSpec, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use agora_filter::Filter;
 use async_trait::async_trait;
 use serde_json::value::RawValue;
@@ -201,14 +201,10 @@ impl State {
         }
         let count = match counted {
             None => None,
-            Some((counter, limit)) => {
-                let now = self.counters.get(counter).copied().unwrap_or(0);
-                if limit.is_some_and(|l| now >= l) {
-                    return Ok(Counted::Full);
-                }
-                self.counters.insert(counter.to_string(), now + 1);
-                Some(now + 1)
-            }
+            Some((counter, limit)) => match self.add_within(counter, 1, limit) {
+                Some(value) => Some(value),
+                None => return Ok(Counted::Full),
+            },
         };
         for (collection, key, text, value, unique) in prepared {
             let seq = self.next_seq;
@@ -223,6 +219,48 @@ impl State {
             c.docs.insert(seq, Stored { text, value, unique });
         }
         Ok(count.map_or(Counted::Stored(0), Counted::Stored))
+    }
+
+    /// Adds `by` to the counter unless it is at `limit` or above; its new value, `None` when full.
+    fn add_within(&mut self, counter: &str, by: i64, limit: Option<i64>) -> Option<i64> {
+        let value = self.counters.entry(counter.to_string()).or_insert(0);
+        if limit.is_some_and(|l| *value >= l) {
+            return None;
+        }
+        *value += by;
+        Some(*value)
+    }
+
+    /// Deletes the document keyed `id` if it matches `condition`, lowering `counted`'s counter
+    /// with it (unless at its limit). `Deleted(0)` when no counter is given.
+    fn delete(
+        &mut self,
+        collection: &str,
+        id: &str,
+        condition: &Filter,
+        counted: Option<(&str, Option<i64>)>,
+    ) -> Result<Uncounted, StoreError> {
+        let c = self.collection(collection)?;
+        match c.get(id) {
+            Some((_, doc)) if condition.matches(&doc.value) => {}
+            _ => return Ok(Uncounted::Missing),
+        }
+        let count = match counted {
+            None => 0,
+            Some((counter, limit)) => match self.add_within(counter, -1, limit) {
+                Some(value) => value,
+                None => return Ok(Uncounted::Full),
+            },
+        };
+        let c = self.collection_mut(collection)?;
+        let seq = c.keys.remove(id).expect("found above");
+        let old = c.docs.remove(&seq).expect("found above");
+        for (i, encoded) in old.unique.iter().enumerate() {
+            if let Some(encoded) = encoded {
+                c.unique[i].remove(encoded);
+            }
+        }
+        Ok(Uncounted::Deleted(count))
     }
 }
 
@@ -307,20 +345,11 @@ impl DocumentStore for MemoryStore {
     }
 
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
-        let mut state = self.state();
-        let c = state.collection_mut(collection)?;
-        let Some((seq, doc)) = c.get(id) else { return Ok(false) };
-        if !condition.matches(&doc.value) {
-            return Ok(false);
-        }
-        let old = c.docs.remove(&seq).expect("found above");
-        c.keys.remove(id);
-        for (i, encoded) in old.unique.iter().enumerate() {
-            if let Some(encoded) = encoded {
-                c.unique[i].remove(encoded);
-            }
-        }
-        Ok(true)
+        Ok(self.state().delete(collection, id, condition, None)? != Uncounted::Missing)
+    }
+
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+        self.state().delete(collection, id, &Filter::all(), Some((counter, limit)))
     }
 
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {

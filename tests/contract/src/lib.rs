@@ -68,7 +68,7 @@ pub mod __private {
     use std::sync::Arc;
 
     pub use agora_filter::Filter;
-    pub use agora_store::{Change, Counted, DocStream, DocumentStore as Store, Json, Page, StoreError};
+    pub use agora_store::{Change, Counted, DocStream, DocumentStore as Store, Json, Page, StoreError, Uncounted};
     pub use async_trait::async_trait;
 
     /// What the setup block returned.
@@ -154,6 +154,10 @@ macro_rules! contract_tests {
             insert_counted_stores_and_counts,
             insert_counted_under_race,
             insert_counted_on_a_new_counter_under_race,
+            delete_counted_deletes_and_counts_down,
+            delete_counted_frees_unique_values,
+            delete_counted_behind_a_fence,
+            delete_counted_under_race,
             claims_won_once_under_race,
             claims_held_until_the_lease_expires,
             claims_live_until_the_lease_expires,
@@ -221,6 +225,15 @@ macro_rules! delegate_store {
                 limit: Option<i64>,
             ) -> Result<$crate::__private::Counted, $crate::__private::StoreError> {
                 self.$field.insert_counted(docs, counter, limit).await
+            }
+            async fn delete_counted(
+                &self,
+                collection: &str,
+                id: &str,
+                counter: &str,
+                limit: Option<i64>,
+            ) -> Result<$crate::__private::Uncounted, $crate::__private::StoreError> {
+                self.$field.delete_counted(collection, id, counter, limit).await
             }
             async fn get(&self, collection: &str, id: &str) -> Result<Option<$crate::__private::Json>, $crate::__private::StoreError> {
                 self.$field.get(collection, id).await
@@ -313,6 +326,9 @@ mod tests {
         }
         async fn insert_counted(&self, _: Vec<(&'static str, Json)>, _: &str, _: Option<i64>) -> Result<agora_store::Counted, StoreError> {
             Ok(agora_store::Counted::Full)
+        }
+        async fn delete_counted(&self, _: &str, _: &str, _: &str, _: Option<i64>) -> Result<agora_store::Uncounted, StoreError> {
+            Ok(agora_store::Uncounted::Missing)
         }
         async fn increment(&self, _: &str, by: i64) -> Result<i64, StoreError> {
             Ok(by)

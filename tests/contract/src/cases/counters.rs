@@ -155,3 +155,155 @@ pub async fn insert_counted_on_a_new_counter_under_race(store: SharedStore) {
         assert_eq!(store.counter(&counter).await.unwrap(), RACERS as i64);
     }
 }
+
+/// A counted delete removes the document and lowers the counter in one write: a missing
+/// document (reported before a full counter) and a full counter change neither.
+pub async fn delete_counted_deletes_and_counts_down(store: SharedStore) {
+    use crate::fixtures::vote;
+    use crate::spec::VOTES;
+    use agora_store::{Counted, Uncounted};
+    const COUNTER: &str = "places:task_k";
+    let counted = |id: &str, subject: &str| vec![(VOTES, agora_store::to_json(&vote(id, "task_k", subject, true)))];
+    for i in 1..=3 {
+        let got = store.insert_counted(counted(&format!("v{i}"), &format!("s{i}")), COUNTER, Some(3)).await.unwrap();
+        assert_eq!(got, Counted::Stored(i));
+    }
+    assert_eq!(store.delete_counted(VOTES, "v2", COUNTER, None).await.unwrap(), Uncounted::Deleted(2));
+    assert!(get_value(&store, VOTES, "v2").await.is_none(), "a counted delete deletes");
+    // Missing: nothing to delete, the counter stays.
+    assert_eq!(store.delete_counted(VOTES, "v2", COUNTER, None).await.unwrap(), Uncounted::Missing);
+    assert_eq!(store.delete_counted(VOTES, "nobody", COUNTER, Some(10)).await.unwrap(), Uncounted::Missing);
+    assert_eq!(store.counter(COUNTER).await.unwrap(), 2);
+    // Full: at the limit, the document and the counter stay; a missing document is missing.
+    assert_eq!(store.insert_counted(counted("v4", "s4"), COUNTER, Some(3)).await.unwrap(), Counted::Stored(3));
+    assert_eq!(store.delete_counted(VOTES, "v1", COUNTER, Some(3)).await.unwrap(), Uncounted::Full);
+    assert_eq!(store.delete_counted(VOTES, "v1", COUNTER, Some(2)).await.unwrap(), Uncounted::Full);
+    assert!(get_value(&store, VOTES, "v1").await.is_some(), "a delete refused for a full counter deletes nothing");
+    assert_eq!(store.delete_counted(VOTES, "v2", COUNTER, Some(3)).await.unwrap(), Uncounted::Missing);
+    assert_eq!(store.counter(COUNTER).await.unwrap(), 3);
+    // Below the limit it deletes.
+    assert_eq!(store.delete_counted(VOTES, "v1", COUNTER, Some(4)).await.unwrap(), Uncounted::Deleted(2));
+    assert_eq!(count(&store, VOTES, json!({"social_task_id": "task_k"}), None).await, 2);
+    assert_eq!(store.counter(COUNTER).await.unwrap(), 2);
+    // Another collection's document, and an unknown collection.
+    assert_eq!(store.delete_counted(crate::spec::TASKS, "v3", COUNTER, None).await.unwrap(), Uncounted::Missing);
+    assert_unknown(store.delete_counted("no_such_collection", "v3", COUNTER, None).await, "no_such_collection");
+    assert_eq!(store.counter(COUNTER).await.unwrap(), 2);
+    // A counter never raised counts down from 0, as `increment` does.
+    put(&store, VOTES, &vote("v9", "task_l", "s9", true)).await;
+    assert_eq!(store.delete_counted(VOTES, "v9", "places:task_l", None).await.unwrap(), Uncounted::Deleted(-1));
+}
+
+/// A counted delete frees the document's key and unique values, also of a document of a few
+/// hundred kB (stored in parts where items are small).
+pub async fn delete_counted_frees_unique_values(store: SharedStore) {
+    use crate::fixtures::{large_report, vote};
+    use crate::spec::VOTES;
+    use agora_store::{Counted, Uncounted};
+    const COUNTER: &str = "places:task_u";
+    let mut large = vote("v1", "task_u", "agent-1", true);
+    large["vote_data"] = large_report(3_000);
+    assert!(serde_json::to_string(&large).expect("serializes").len() > 700_000);
+    let small = |id: &str| vec![(VOTES, agora_store::to_json(&vote(id, "task_u", "agent-1", true)))];
+    assert_eq!(store.insert_counted(vec![(VOTES, agora_store::to_json(&large))], COUNTER, Some(1)).await.unwrap(), Counted::Stored(1));
+    assert_duplicate(store.insert_counted(small("v2"), COUNTER, None).await, VOTES, "social_task_id,submitter_subject_id");
+    assert_eq!(store.delete_counted(VOTES, "v1", COUNTER, Some(1)).await.unwrap(), Uncounted::Full);
+    assert_eq!(get_value(&store, VOTES, "v1").await, Some(large.clone()), "a refused delete leaves the document whole");
+    assert_eq!(store.delete_counted(VOTES, "v1", COUNTER, Some(2)).await.unwrap(), Uncounted::Deleted(0));
+    assert!(get_value(&store, VOTES, "v1").await.is_none());
+    // The unique pair and the key are free again.
+    assert_eq!(store.insert_counted(small("v2"), COUNTER, Some(1)).await.unwrap(), Counted::Stored(1));
+    assert_eq!(store.delete_counted(VOTES, "v2", COUNTER, Some(2)).await.unwrap(), Uncounted::Deleted(0));
+    assert_eq!(store.insert_counted(vec![(VOTES, agora_store::to_json(&large))], COUNTER, Some(1)).await.unwrap(), Counted::Stored(1));
+    assert_eq!(get_value(&store, VOTES, "v1").await, Some(large));
+    assert_eq!(find_keys(&store, VOTES, "vote_id", json!({})).await, ["v1"]);
+}
+
+/// A counter fenced past its limit (a closed job: raised by [`FENCE`]) refuses counted
+/// deletes under that limit as full, and keeps its documents.
+pub async fn delete_counted_behind_a_fence(store: SharedStore) {
+    use crate::fixtures::vote;
+    use crate::spec::VOTES;
+    use agora_store::{Counted, Uncounted};
+    const COUNTER: &str = "bids:job_f";
+    let counted = |id: &str, subject: &str| vec![(VOTES, agora_store::to_json(&vote(id, "job_f", subject, true)))];
+    assert_eq!(store.insert_counted(counted("b1", "s1"), COUNTER, Some(5)).await.unwrap(), Counted::Stored(1));
+    assert_eq!(store.insert_counted(counted("b2", "s2"), COUNTER, Some(FENCE)).await.unwrap(), Counted::Stored(2));
+    assert_eq!(store.delete_counted(VOTES, "b2", COUNTER, Some(FENCE)).await.unwrap(), Uncounted::Deleted(1));
+    assert_eq!(store.increment(COUNTER, FENCE).await.unwrap(), FENCE + 1);
+    assert_eq!(store.delete_counted(VOTES, "b1", COUNTER, Some(FENCE)).await.unwrap(), Uncounted::Full);
+    assert_eq!(store.delete_counted(VOTES, "b2", COUNTER, Some(FENCE)).await.unwrap(), Uncounted::Missing);
+    assert_eq!(store.insert_counted(counted("b3", "s3"), COUNTER, Some(FENCE)).await.unwrap(), Counted::Full);
+    assert!(get_value(&store, VOTES, "b1").await.is_some(), "a fenced counter keeps its documents");
+    assert_eq!(store.counter(COUNTER).await.unwrap(), FENCE + 1);
+}
+
+/// What closes a counter in [`delete_counted_behind_a_fence`]: far above any real limit.
+const FENCE: i64 = 1 << 40;
+
+/// 20 counted inserts and 3 counted deletes of one counter at once, its limit 5 and 3 documents
+/// stored: whatever wins, the counter ends equal to the number of documents, within the limit.
+/// Deletes under a limit the counter may reach can be refused as full; under the fence they
+/// never are.
+pub async fn delete_counted_under_race(store: SharedStore) {
+    use crate::fixtures::vote;
+    use crate::spec::VOTES;
+    use agora_store::{Counted, Uncounted};
+    const INSERTS: usize = 20;
+    const LIMIT: i64 = 5;
+    for (round, delete_limit) in [LIMIT, FENCE].into_iter().enumerate() {
+        let (task, counter) = (format!("task_dr_{round}"), format!("places:task_dr_{round}"));
+        let doc = |i: usize| agora_store::to_json(&vote(&format!("dr-{round}-{i}"), &task, &format!("subject-{i}"), true));
+        for i in 0..3 {
+            let got = store.insert_counted(vec![(VOTES, doc(i))], &counter, Some(LIMIT)).await.unwrap();
+            assert_eq!(got, Counted::Stored(i as i64 + 1));
+        }
+        let barrier = Arc::new(Barrier::new(INSERTS + 3));
+        let inserts: Vec<_> = (3..3 + INSERTS)
+            .map(|i| {
+                let (store, barrier, counter, doc) = (Arc::clone(&store), Arc::clone(&barrier), counter.clone(), doc(i));
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    store.insert_counted(vec![(VOTES, doc)], &counter, Some(LIMIT)).await
+                })
+            })
+            .collect();
+        let deletes: Vec<_> = (0..3)
+            .map(|i| {
+                let (store, barrier, counter) = (Arc::clone(&store), Arc::clone(&barrier), counter.clone());
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    store.delete_counted(VOTES, &format!("dr-{round}-{i}"), &counter, Some(delete_limit)).await
+                })
+            })
+            .collect();
+        let mut stored = 0;
+        for h in futures::future::join_all(inserts).await {
+            match h.expect("racer panicked").expect("insert_counted") {
+                Counted::Stored(n) => {
+                    assert!((1..=LIMIT).contains(&n), "stored as {n}");
+                    stored += 1;
+                }
+                Counted::Full => {}
+            }
+        }
+        let mut deleted = 0;
+        for (i, h) in futures::future::join_all(deletes).await.into_iter().enumerate() {
+            let kept = get_value(&store, VOTES, &format!("dr-{round}-{i}")).await.is_some();
+            match h.expect("racer panicked").expect("delete_counted") {
+                Uncounted::Deleted(n) => {
+                    assert!(!kept && (0..=LIMIT).contains(&n), "deleted as {n}, kept {kept}");
+                    deleted += 1;
+                }
+                Uncounted::Full => assert!(kept && delete_limit == LIMIT, "refused as full under {delete_limit}, kept {kept}"),
+                Uncounted::Missing => panic!("dr-{round}-{i} was missing"),
+            }
+        }
+        let docs = count(&store, VOTES, json!({"social_task_id": task}), None).await;
+        let now = store.counter(&counter).await.unwrap();
+        assert_eq!(now, 3 + stored - deleted, "{stored} stored, {deleted} deleted");
+        assert_eq!(docs, now as u64, "the counter counts the documents");
+        assert!(now <= LIMIT, "{now} over the limit");
+        assert!(stored >= 2, "the two free places were taken ({stored} stored)");
+    }
+}

@@ -4,7 +4,7 @@
 
 use agora_e2e::*;
 use agora_filter::Filter;
-use agora_store::{to_json, Change, Counted, DocStream, DocumentStore, Json, Page, StoreError};
+use agora_store::{to_json, Change, Counted, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use agora_voting_core::{Ports, QueueError, Settings, Voting, WorkQueue, VOTING_DB};
 use agora_voting_schema::collections::VOTES;
 use async_trait::async_trait;
@@ -187,6 +187,9 @@ impl DocumentStore for FailingStreams {
     }
     async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
         self.inner.delete(collection, id, condition).await
+    }
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+        self.inner.delete_counted(collection, id, counter, limit).await
     }
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
         self.inner.increment(counter, by).await
