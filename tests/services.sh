@@ -39,7 +39,9 @@ stop_services() {
 start_services() {
   mkdir -p "$SERVICES_DIR"
   trap stop_services EXIT
-  start_service mongodb "$AGORA_MONGO_PORT" .venv/bin/secantusd-py --host 127.0.0.1 --port "$AGORA_MONGO_PORT" --storage-path :memory: --log-level WARNING
+  # With its test commands: the MongoDB crash test (orcade::crash) holds a commit with a
+  # failCommand failpoint to kill the server inside a transaction.
+  start_service mongodb "$AGORA_MONGO_PORT" .venv/bin/secantusd-py --host 127.0.0.1 --port "$AGORA_MONGO_PORT" --storage-path :memory: --log-level WARNING --enable-test-commands
   # moto's own server, with its DynamoDB made safe for concurrent transactions (see the file).
   start_service moto "$AGORA_MOTO_PORT" .venv/bin/python shared/store-dynamodb/moto/agora_moto_server.py -H 127.0.0.1 -p "$AGORA_MOTO_PORT"
   start_service nats "$AGORA_NATS_PORT" .venv/bin/nats-server -a 127.0.0.1 -p "$AGORA_NATS_PORT"

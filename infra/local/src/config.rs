@@ -85,6 +85,20 @@ pub struct Config {
         action = clap::ArgAction::Set
     )]
     pub orcade_spec_routes_only: bool,
+    /// On MongoDB, end at start-up the transactions a killed predecessor left open, by killing
+    /// the sessions of the user the server connects as (`killAllSessions`; every session when
+    /// the URI has no credentials): without it, such a transaction holds its task's or job's
+    /// counter until the server's transaction lifetime ends it (60 s by default). Turn it off
+    /// when other programs work on the same MongoDB deployment under the same user.
+    #[arg(
+        long,
+        env = "AGORA_END_ABANDONED_TRANSACTIONS",
+        num_args = 0..=1,
+        default_value_t = true,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub end_abandoned_transactions: bool,
     /// Folder of local functions and workflows (`functions/<id>/function.py`,
     /// `workflows/<id>.json`), served as the function registry and the workflow API; the hook
     /// modes `function` and `dsl` then use them unless FUNCTIONS_REGISTRY_URL / WORKFLOWS_API_URL
@@ -142,6 +156,9 @@ impl Config {
             bidding_timeout_ms: 86_400_000,
             orcade_url: None,
             orcade_spec_routes_only: false,
+            // Many test servers share one MongoDB deployment at once: none kills the others'
+            // sessions (the tests that kill a server run the program, where it is on).
+            end_abandoned_transactions: false,
             functions_dir: PathBuf::new(),
             auth_jwks_url: None,
             auth_public_key_file: None,

@@ -129,6 +129,16 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let remote = RemoteHooks::new(&hooks_config)?;
     // The spec's default MongoDB (`mongodb://localhost:27017`) when neither MONGODB_URI nor MONGO_URL is set.
     let backend = agora_runtime::StoreBackend::connect(config.store, &config.data_dir, Some(agora_runtime::DEFAULT_MONGO_URL)).await?;
+    // On MongoDB, a predecessor killed inside a transaction (a bid's, a vote's) left it open,
+    // holding its counter until the server's transaction lifetime (60 s by default) ends it:
+    // end it now, before this server's own work starts (the kill would abort that too). Only
+    // here, and only when asked (`--end-abandoned-transactions`, on by default): the Lambda
+    // functions share their user's sessions with their other live instances.
+    if let (agora_runtime::StoreBackend::MongoDb(deployment), true) = (&backend, config.end_abandoned_transactions) {
+        if let Err(e) = deployment.end_abandoned_transactions().await {
+            tracing::warn!(error = %e, "could not end the transactions a previous run left open; they end with the server's transaction lifetime");
+        }
+    }
     let work = backend.open(queue::WORK_DB, config.store_namespace.as_deref()).await?;
     let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work, backend };
 

@@ -28,6 +28,11 @@
 //! * **Inserts** of one document are one `insertOne`; of several, one transaction (retried on
 //!   transient errors such as write conflicts). `connect` refuses a deployment without
 //!   transactions rather than give up atomicity.
+//! * **A writer killed inside its transaction** leaves it open on the server, holding the
+//!   documents it wrote, until the server's transaction lifetime ends it
+//!   (`transactionLifetimeLimitSeconds`, 60 s by default). [`end_abandoned_transactions`] ends
+//!   them at once: the local server calls it when it starts, the Lambda functions never do
+//!   (its documentation says why).
 //! * **Filters** are [`agora_filter::Filter::to_json`] sent as is; `update` is one `update_one`
 //!   filtered on the key and the condition (atomic), with a pipeline `$set` of `$literal`
 //!   values, `$mergeObjects` for dotted paths and `$concatArrays` for appends, so new fields are
@@ -46,9 +51,11 @@ mod deployment;
 mod document;
 mod error;
 mod indexes;
+mod sessions;
 mod store;
 
 pub use deployment::MongoDeployment;
+pub use sessions::end_abandoned_transactions;
 pub use store::{uri_from_env, MongoStore, DEFAULT_MONGO_URL, MONGODB_URI_ENV, MONGO_URL_ENV};
 
 /// MongoDB's limit on the size of one document, in bytes (16 MiB).
