@@ -11,6 +11,12 @@
 //! dead-letter queue). Work is done at least once; handlers are idempotent (evaluation holds a
 //! claim and completes a task once).
 //!
+//! `send_batch` stores many pieces per `DocumentStore::insert` (at most [`MAX_INSERT_DOCS`]
+//! documents and about [`MAX_INSERT_BYTES`] of bodies each, within DynamoDB's 100 writes per
+//! transaction, as the local server may run on any store), then hands every stored piece to the
+//! worker at once, in the order given: the worker starts them in that order, as it would the
+//! same pieces sent one by one.
+//!
 //! ```json
 //! {"work_id": "0b6c…", "queue": "evaluation", "key": "task_1", "body": "{\"social_task_id\":\"task_1\"}",
 //!  "not_before": "2026-10-22T10:00:00.481203", "attempts": 0}
@@ -30,6 +36,16 @@ use tokio::sync::mpsc;
 
 /// Attempts per piece of work before it is dead-lettered.
 pub const MAX_ATTEMPTS: u32 = 3;
+
+/// Most pieces of work one insert of `send_batch` stores (DynamoDB takes 100 writes per
+/// transaction; each piece is one).
+pub const MAX_INSERT_DOCS: usize = 100;
+
+/// Bodies of one insert of `send_batch` stay under this many bytes (a larger body goes alone).
+pub const MAX_INSERT_BYTES: usize = 1024 * 1024;
+
+/// How many keys of the pieces not queued a `send_batch` error names (then how many more).
+const NAMED_KEYS: usize = 50;
 
 /// Queued work, one document per piece until it is done.
 pub const WORK: &str = "agora_work";
@@ -63,14 +79,15 @@ struct Work {
 pub struct DurableQueue {
     name: &'static str,
     store: Arc<dyn DocumentStore>,
-    tx: mpsc::UnboundedSender<Work>,
+    /// Pieces due now, a batch per message: one wake-up of the worker for a whole batch.
+    tx: mpsc::UnboundedSender<Vec<Work>>,
 }
 
 /// The receiving end its worker consumes ([`run_worker`]).
 pub struct Pending {
     name: &'static str,
     store: Arc<dyn DocumentStore>,
-    rx: mpsc::UnboundedReceiver<Work>,
+    rx: mpsc::UnboundedReceiver<Vec<Work>>,
 }
 
 impl DurableQueue {
@@ -83,12 +100,15 @@ impl DurableQueue {
         if !left.is_empty() {
             tracing::info!(queue = name, pieces = left.len(), "replaying queued work left by the last run");
         }
+        let mut due = Vec::new();
         for doc in left {
             match serde_json::from_str::<Work>(doc.get()) {
+                Ok(work) if delay_until(&work.not_before).is_zero() => due.push(work),
                 Ok(work) => queue.deliver(work),
                 Err(e) => tracing::error!(queue = name, error = %e, "unreadable queued work skipped"),
             }
         }
+        queue.deliver_now(due);
         Ok((queue, Pending { name, store, rx }))
     }
 
@@ -96,15 +116,45 @@ impl DurableQueue {
     fn deliver(&self, work: Work) {
         let wait = delay_until(&work.not_before);
         if wait.is_zero() {
-            let _ = self.tx.send(work);
+            self.deliver_now(vec![work]);
             return;
         }
         let tx = self.tx.clone();
         tokio::spawn(async move {
             tokio::time::sleep(wait).await;
-            let _ = tx.send(work);
+            let _ = tx.send(vec![work]);
         });
     }
+
+    /// Hands `works` to the worker now, in this order, with one wake-up.
+    fn deliver_now(&self, works: Vec<Work>) {
+        if !works.is_empty() {
+            let _ = self.tx.send(works);
+        }
+    }
+
+    /// A new piece of work: `body` under `key`, due at `not_before`.
+    fn work(&self, key: &str, body: &str, not_before: &chrono::DateTime<Utc>) -> Work {
+        Work {
+            work_id: uuid::Uuid::new_v4().simple().to_string(),
+            queue: self.name.to_owned(),
+            key: key.to_owned(),
+            body: body.to_owned(),
+            not_before: format_datetime(not_before),
+            attempts: 0,
+            last_error: None,
+        }
+    }
+
+    fn stopped(&self, key: &str) -> Option<QueueError> {
+        self.tx.is_closed().then(|| QueueError { key: key.to_owned(), reason: format!("the {} worker has stopped", self.name) })
+    }
+}
+
+/// `items` cut into runs of consecutive items, one insert each: at most [`MAX_INSERT_DOCS`]
+/// items and [`MAX_INSERT_BYTES`] of bodies (a larger body alone).
+fn insert_chunks(items: &[(String, String)]) -> Vec<std::ops::Range<usize>> {
+    agora_ports::chunks(items, MAX_INSERT_DOCS, MAX_INSERT_BYTES)
 }
 
 /// How long until `at` (a stored datetime); zero when past or unreadable.
@@ -115,19 +165,10 @@ fn delay_until(at: &str) -> Duration {
 #[async_trait]
 impl WorkQueue for DurableQueue {
     async fn send(&self, key: &str, body: &str, delay: Duration) -> Result<(), QueueError> {
-        if self.tx.is_closed() {
-            return Err(QueueError { key: key.to_owned(), reason: format!("the {} worker has stopped", self.name) });
+        if let Some(stopped) = self.stopped(key) {
+            return Err(stopped);
         }
-        let not_before = Utc::now() + chrono::Duration::from_std(delay).unwrap_or_default();
-        let work = Work {
-            work_id: uuid::Uuid::new_v4().simple().to_string(),
-            queue: self.name.to_owned(),
-            key: key.to_owned(),
-            body: body.to_owned(),
-            not_before: format_datetime(&not_before),
-            attempts: 0,
-            last_error: None,
-        };
+        let work = self.work(key, body, &(Utc::now() + chrono::Duration::from_std(delay).unwrap_or_default()));
         // Stored before `send` returns: from here on a crash does not lose it.
         self.store
             .insert(vec![(WORK, to_json(&work))])
@@ -136,13 +177,52 @@ impl WorkQueue for DurableQueue {
         self.deliver(work);
         Ok(())
     }
+
+    /// Stores the pieces a chunk per insert (see the module docs), then hands all of them to
+    /// the worker with one wake-up. A failed insert stops the batch: the pieces stored before it
+    /// are delivered, and the error names the ones from that chunk on.
+    async fn send_batch(&self, items: &[(String, String)]) -> Result<(), QueueError> {
+        let Some((first, _)) = items.first() else { return Ok(()) };
+        if let Some(stopped) = self.stopped(first) {
+            return Err(stopped);
+        }
+        let now = Utc::now();
+        let mut stored = Vec::with_capacity(items.len());
+        for chunk in insert_chunks(items) {
+            let works: Vec<Work> = items[chunk.clone()].iter().map(|(key, body)| self.work(key, body, &now)).collect();
+            let docs = works.iter().map(|w| (WORK, to_json(w))).collect();
+            if let Err(e) = self.store.insert(docs).await {
+                self.deliver_now(stored);
+                let unqueued = &items[chunk.start..];
+                let mut named = unqueued.iter().take(NAMED_KEYS).map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ");
+                if unqueued.len() > NAMED_KEYS {
+                    named.push_str(&format!(" and {} more", unqueued.len() - NAMED_KEYS));
+                }
+                let reason = format!(
+                    "the {} queue could not store the work: {e}; items #{} to #{} of {} not queued ({}); the ones before them were",
+                    self.name,
+                    chunk.start + 1,
+                    items.len(),
+                    items.len(),
+                    named
+                );
+                return Err(QueueError { key: items[chunk.start].0.clone(), reason });
+            }
+            stored.extend(works);
+        }
+        // Stored before `send_batch` returns: from here on a crash does not lose them.
+        self.deliver_now(stored);
+        Ok(())
+    }
 }
 
 /// Consumes work until the queue closes. Each piece runs in its own task.
 pub async fn run_worker(handler: Arc<dyn WorkHandler>, mut pending: Pending, retry_delay: Duration) {
-    while let Some(work) = pending.rx.recv().await {
-        let (handler, store, name) = (handler.clone(), pending.store.clone(), pending.name);
-        tokio::spawn(async move { handle_with_retries(handler.as_ref(), store.as_ref(), name, work, retry_delay).await });
+    while let Some(works) = pending.rx.recv().await {
+        for work in works {
+            let (handler, store, name) = (handler.clone(), pending.store.clone(), pending.name);
+            tokio::spawn(async move { handle_with_retries(handler.as_ref(), store.as_ref(), name, work, retry_delay).await });
+        }
     }
 }
 
@@ -196,5 +276,176 @@ async fn dead_letter(store: &dyn DocumentStore, queue: &str, mut work: Work, rea
     }
     if let Err(e) = store.delete(WORK, &id, &Filter::all()).await {
         tracing::warn!(queue, key = %work.key, error = %e, "dead-lettered work not removed from the queue");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agora_store::memory::MemoryStore;
+    use agora_store::{Counted, DocStream, Json, Page, StoreError, Uncounted};
+    use std::collections::{HashMap, HashSet};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    /// The memory store, counting inserts; the insert numbered `fail_at` (from 1) fails.
+    struct CountingStore {
+        inner: MemoryStore,
+        inserts: AtomicUsize,
+        fail_at: usize,
+    }
+
+    #[async_trait]
+    impl DocumentStore for CountingStore {
+        async fn insert(&self, docs: Vec<(&'static str, Json)>) -> Result<(), StoreError> {
+            if self.inserts.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
+                return Err(StoreError::Backend("the disk is full".into()));
+            }
+            self.inner.insert(docs).await
+        }
+        async fn get(&self, collection: &str, id: &str) -> Result<Option<Json>, StoreError> {
+            self.inner.get(collection, id).await
+        }
+        async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, StoreError> {
+            self.inner.find(collection, filter).await
+        }
+        async fn find_stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, StoreError> {
+            self.inner.find_stream(collection, filter, page).await
+        }
+        async fn count(&self, collection: &str, filter: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
+            self.inner.count(collection, filter, limit).await
+        }
+        async fn update(&self, collection: &str, id: &str, condition: &Filter, change: &Change) -> Result<bool, StoreError> {
+            self.inner.update(collection, id, condition, change).await
+        }
+        async fn delete(&self, collection: &str, id: &str, condition: &Filter) -> Result<bool, StoreError> {
+            self.inner.delete(collection, id, condition).await
+        }
+        async fn insert_counted(&self, docs: Vec<(&'static str, Json)>, counter: &str, limit: Option<i64>) -> Result<Counted, StoreError> {
+            self.inner.insert_counted(docs, counter, limit).await
+        }
+        async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+            self.inner.delete_counted(collection, id, counter, limit).await
+        }
+        async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
+            self.inner.increment(counter, by).await
+        }
+    }
+
+    fn store(fail_at: usize) -> Arc<CountingStore> {
+        Arc::new(CountingStore { inner: MemoryStore::new(WORK_DB).expect("store"), inserts: AtomicUsize::new(0), fail_at })
+    }
+
+    /// Records the bodies it is handed, in the order it is handed them; done at once.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    #[async_trait]
+    impl WorkHandler for Recorder {
+        async fn handle(&self, body: &str) -> WorkOutcome {
+            self.0.lock().unwrap().push(body.to_owned());
+            WorkOutcome::Done
+        }
+    }
+
+    impl Recorder {
+        fn handled(&self) -> Vec<String> {
+            self.0.lock().unwrap().clone()
+        }
+        async fn wait_for(&self, n: usize) -> Vec<String> {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while self.handled().len() < n && std::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            // A while longer: nothing more comes.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            self.handled()
+        }
+    }
+
+    /// `n` items over seven keys, each body `<key>:<n>`.
+    fn items(n: usize) -> Vec<(String, String)> {
+        (0..n).map(|i| (format!("key{}", i % 7), format!("key{}:{i}", i % 7))).collect()
+    }
+
+    async fn left_in(store: &dyn DocumentStore) -> usize {
+        for _ in 0..200 {
+            let left = store.find(WORK, &Filter::all()).await.unwrap().len();
+            if left == 0 {
+                return 0;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        store.find(WORK, &Filter::all()).await.unwrap().len()
+    }
+
+    #[test]
+    fn inserts_hold_100_pieces_and_1_mib_at_most() {
+        assert!(insert_chunks(&[]).is_empty());
+        let chunks = insert_chunks(&items(1200));
+        assert_eq!(chunks.len(), 12);
+        assert!(chunks.iter().all(|c| c.len() == 100));
+        let big: Vec<(String, String)> = (0..5).map(|i| (i.to_string(), "x".repeat(400 * 1024))).collect();
+        assert_eq!(insert_chunks(&big), [0..2, 2..4, 4..5]);
+    }
+
+    #[tokio::test]
+    async fn a_batch_of_1200_is_stored_a_chunk_per_insert_and_each_piece_delivered_once_in_order() {
+        let store = store(0);
+        let (queue, pending) = DurableQueue::open("batch", store.clone()).await.unwrap();
+        let recorder = Arc::new(Recorder::default());
+        tokio::spawn(run_worker(recorder.clone(), pending, Duration::from_millis(10)));
+        let items = items(1200);
+        queue.send_batch(&items).await.unwrap();
+        assert_eq!(store.inserts.load(Ordering::SeqCst), 12, "100 pieces per insert, not one insert per piece");
+
+        let handled = recorder.wait_for(items.len()).await;
+        assert_eq!(handled.len(), items.len(), "every piece once");
+        let distinct: HashSet<&String> = handled.iter().collect();
+        assert_eq!(distinct.len(), items.len(), "no piece twice");
+        // In the order given, as the same pieces sent one by one would be: by key, and overall.
+        let mut last: HashMap<&str, usize> = HashMap::new();
+        for body in &handled {
+            let (key, n) = body.split_once(':').unwrap();
+            let n: usize = n.parse().unwrap();
+            assert!(last.insert(key, n).is_none_or(|before| before < n), "{key}: {n} after a later one");
+        }
+        assert_eq!(handled, items.iter().map(|(_, b)| b.clone()).collect::<Vec<_>>());
+        assert_eq!(left_in(store.as_ref()).await, 0, "done pieces are removed");
+        assert!(queue.send_batch(&[]).await.is_ok());
+        assert_eq!(store.inserts.load(Ordering::SeqCst), 12, "an empty batch stores nothing");
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_in_the_store_before_send_batch_returns_and_replayed_after_a_crash() {
+        let store = store(0);
+        // No worker: the run "crashes" before any piece is handled.
+        let (queue, pending) = DurableQueue::open("batch", store.clone()).await.unwrap();
+        queue.send_batch(&items(250)).await.unwrap();
+        drop((queue, pending));
+        assert_eq!(store.find(WORK, &Filter::all()).await.unwrap().len(), 250);
+
+        let (_queue, pending) = DurableQueue::open("batch", store.clone()).await.unwrap();
+        let recorder = Arc::new(Recorder::default());
+        tokio::spawn(run_worker(recorder.clone(), pending, Duration::from_millis(10)));
+        let handled: HashSet<String> = recorder.wait_for(250).await.into_iter().collect();
+        assert_eq!(handled, items(250).into_iter().map(|(_, b)| b).collect());
+        assert_eq!(left_in(store.as_ref()).await, 0);
+    }
+
+    #[tokio::test]
+    async fn a_failed_insert_names_the_pieces_not_queued_and_delivers_the_ones_stored() {
+        // The third insert fails: pieces 1 to 200 are queued, 201 to 260 are not.
+        let store = store(3);
+        let (queue, pending) = DurableQueue::open("batch", store.clone()).await.unwrap();
+        let recorder = Arc::new(Recorder::default());
+        tokio::spawn(run_worker(recorder.clone(), pending, Duration::from_millis(10)));
+        let items = items(260);
+        let e = queue.send_batch(&items).await.unwrap_err();
+        assert_eq!(e.key, items[200].0);
+        assert!(e.reason.contains("the disk is full") && e.reason.contains("items #201 to #260 of 260 not queued"), "{e}");
+        assert!(e.reason.contains("and 10 more"), "names 50 keys, then counts: {e}");
+        let handled = recorder.wait_for(200).await;
+        assert_eq!(handled, items[..200].iter().map(|(_, b)| b.clone()).collect::<Vec<_>>());
     }
 }

@@ -35,16 +35,7 @@ async fn delayed_work_is_sent_with_its_delay() {
 async fn a_fifo_queue_gets_one_message_per_key() {
     let sdk = common::sdk().await;
     let sqs = aws_sdk_sqs::Client::new(&sdk);
-    let name = format!("{}.fifo", common::unique("agora-work"));
-    let url = sqs
-        .create_queue()
-        .queue_name(&name)
-        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
-        .send()
-        .await
-        .expect("create FIFO queue")
-        .queue_url
-        .expect("url");
+    let url = common::create_fifo_queue(&sqs, "agora-work").await;
     let queue = SqsQueue::new(sqs.clone(), &url);
     queue.send("task_0000000a", "a", Duration::ZERO).await.expect("sent");
     queue.send("task_0000000a", "a", Duration::ZERO).await.expect("sent again");
@@ -63,4 +54,66 @@ async fn an_unknown_queue_is_an_error_naming_the_key() {
     let err = queue.send("task_0000000c", "x", Duration::ZERO).await.expect_err("no queue");
     assert_eq!(err.key, "task_0000000c");
     assert!(err.reason.contains("no-such-queue"), "{err}");
+}
+
+fn batch(n: usize, body: impl Fn(usize) -> String) -> Vec<(String, String)> {
+    (0..n).map(|i| (format!("task_{i:08}"), body(i))).collect()
+}
+
+#[tokio::test]
+async fn a_batch_of_25_in_one_call_all_arrive_once() {
+    let sdk = common::sdk().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let (url, _) = common::create_queue(&sqs, &common::unique("agora-work")).await;
+    let queue = SqsQueue::new(sqs.clone(), &url);
+    let items = batch(25, |i| format!(r#"{{"n":{i}}}"#));
+    queue.send_batch(&items).await.expect("sent");
+    let mut got = common::receive(&sqs, &url, 26, Duration::from_secs(4)).await;
+    got.sort();
+    let mut want: Vec<String> = items.iter().map(|(_, b)| b.clone()).collect();
+    want.sort();
+    assert_eq!(got, want, "each of the 25 exactly once");
+}
+
+#[tokio::test]
+async fn a_batch_of_large_bodies_is_cut_under_256_kib_and_all_arrive() {
+    let sdk = common::sdk().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let (url, _) = common::create_queue(&sqs, &common::unique("agora-work")).await;
+    let queue = SqsQueue::new(sqs.clone(), &url);
+    // 7 bodies of 100 KiB: no more than two per call.
+    let items = batch(7, |i| format!("{i}:{}", "x".repeat(100 * 1024)));
+    queue.send_batch(&items).await.expect("sent");
+    let got: BTreeSet<String> = common::receive(&sqs, &url, 7, Duration::from_secs(10)).await.into_iter().collect();
+    assert_eq!(got, items.iter().map(|(_, b)| b.clone()).collect());
+}
+
+#[tokio::test]
+async fn a_fifo_batch_groups_and_deduplicates_by_key_as_send_does() {
+    let sdk = common::sdk().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let url = common::create_fifo_queue(&sqs, "agora-work").await;
+    let queue = SqsQueue::new(sqs.clone(), &url);
+    // 25 keys, one sent before the batch: the batch's copy of it is deduplicated, as a second
+    // `send` of it would be.
+    queue.send("task_00000003", "3", Duration::ZERO).await.expect("sent");
+    let items = batch(25, |i| i.to_string());
+    queue.send_batch(&items).await.expect("sent");
+    let got = common::receive(&sqs, &url, 26, Duration::from_secs(4)).await;
+    let mut sorted: Vec<usize> = got.iter().map(|b| b.parse().expect("a number")).collect();
+    sorted.sort();
+    assert_eq!(sorted, (0..25).collect::<Vec<_>>(), "each key once: {got:?}");
+}
+
+#[tokio::test]
+async fn a_batch_to_an_unknown_queue_is_an_error_naming_what_was_not_queued() {
+    let sdk = common::sdk().await;
+    let endpoint = agora_aws::config::env_var(agora_aws::config::ENDPOINT_ENV).expect("endpoint");
+    let url = format!("{endpoint}/123456789012/{}", common::unique("no-such-queue"));
+    let queue = SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), url);
+    let err = queue.send_batch(&batch(12, |i| i.to_string())).await.expect_err("no queue");
+    assert_eq!(err.key, "task_00000000");
+    assert!(err.reason.contains("12 of 12 items not queued") && err.reason.contains("no-such-queue"), "{err}");
+    assert!(err.reason.contains("task_00000009") && err.reason.contains("task_00000011"), "names them all: {err}");
+    assert!(queue.send_batch(&[]).await.is_ok(), "an empty batch sends nothing");
 }

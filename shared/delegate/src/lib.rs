@@ -31,10 +31,18 @@
 //! checking each request with `agora_signing::verify` (the same secret, the received headers and
 //! the raw body bytes): the signature covers the message id, the timestamp and the body.
 //!
+//! A repeated hand-over ([`DelegateRequest::retry`]: the same `task_id` and `session_id` as a
+//! call a worker may have made before it died) carries the header [`RETRY_HEADER`]` = "Agora-Retry"`
+//! with the value `true`; a first call carries no such header. The body is the same either way
+//! (the flag is never in it), and the signature, over the body, is made the same way. A delegate
+//! system that must not do a task twice keeps the `task_id`s it has taken and answers a repeat
+//! from what it kept (or waits for the first call's answer).
+//!
 //! Each [`HttpDelegate`] holds one pooled HTTP client (rustls), reused by every call and every
 //! clone. A failed call is logged once, here, at `warn` with `subject_id`, `task_id`, the error
 //! and the elapsed milliseconds.
 
+pub use agora_ports::RETRY_HEADER;
 use agora_ports::{Delegate, DelegateError, DelegateRequest};
 pub use agora_signing::{SecretError, Signer};
 use async_trait::async_trait;
@@ -272,6 +280,9 @@ impl HttpDelegate {
             .post(target.endpoint.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(reqwest::header::ACCEPT, "application/json");
+        if request.retry {
+            post = post.header(RETRY_HEADER, "true");
+        }
         if let Some(signer) = &self.signer {
             // Over the very bytes sent below.
             for (name, value) in signer.sign(&body).pairs() {
@@ -321,6 +332,7 @@ impl Delegate for HttpDelegate {
                 subject_id = request.subject_id,
                 session_id = request.session_id,
                 task_id = request.task_id,
+                retry = request.retry,
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 transient = error.is_transient(),
                 %error,

@@ -1,7 +1,7 @@
 //! `HttpDelegate` against a real HTTP server (axum on 127.0.0.1): one route per way the delegate
 //! system can answer, each under its own base path (`/{case}/api/submit-and-wait`).
 
-use agora_delegate::{parse_timeout, DelegateConfig, DelegateConfigError, HttpDelegate, DEFAULT_TIMEOUT, MAX_REFUSED_TEXT};
+use agora_delegate::{parse_timeout, DelegateConfig, DelegateConfigError, HttpDelegate, DEFAULT_TIMEOUT, MAX_REFUSED_TEXT, RETRY_HEADER};
 use agora_ports::{Delegate, DelegateError, DelegateRequest};
 use agora_signing::{verify, SignatureHeaders, VerifyError, ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER};
 use axum::body::Bytes;
@@ -42,8 +42,15 @@ async fn server() -> String {
     async fn echo(uri: Uri, Json(body): Json<Value>) -> Json<Value> {
         Json(json!({"success": true, "ack": {"path": uri.path()}, "output": {"received": body}}))
     }
+    /// Answers with the retry header it got (null when none) and the raw body.
+    async fn headers(headers: HeaderMap, body: Bytes) -> Json<Value> {
+        let retry = headers.get(RETRY_HEADER).map(|v| v.to_str().unwrap().to_owned());
+        let retries = headers.get_all(RETRY_HEADER).iter().count();
+        Json(json!({"success": true, "retry": retry, "retry_headers": retries, "body": String::from_utf8(body.to_vec()).unwrap()}))
+    }
     let app = Router::new()
         .route(PATH, post(echo))
+        .route(&format!("/headers{PATH}"), post(headers))
         .route(&format!("/prefix{PATH}"), post(echo))
         .route(
             &format!("/bad-gateway{PATH}"),
@@ -86,8 +93,13 @@ fn delegate(base: &str) -> HttpDelegate {
 }
 
 async fn submit(delegate: &HttpDelegate) -> Result<Value, DelegateError> {
+    submit_as(delegate, false).await
+}
+
+/// [`submit`], marked a retry or not.
+async fn submit_as(delegate: &HttpDelegate, retry: bool) -> Result<Value, DelegateError> {
     let task_data = json!({"event_type": "bid_request", "bid_job_id": "job-1", "bid_job": {"n": [1, 2]}});
-    let request = DelegateRequest { subject_id: "s-1", session_id: "sess-1", task_id: "t-1", task_data: &task_data };
+    let request = DelegateRequest { subject_id: "s-1", session_id: "sess-1", task_id: "t-1", task_data: &task_data, retry };
     delegate.submit_and_wait(&request).await
 }
 
@@ -108,6 +120,29 @@ async fn success_returns_the_whole_reply_and_sends_the_exact_body_and_path() {
     // The key order of the body as sent, too.
     let keys: Vec<&str> = reply["output"]["received"].as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["subject_id", "session_id", "task_id", "task_data"]);
+}
+
+#[tokio::test]
+async fn a_retry_carries_the_retry_header_and_the_same_body_a_first_call_no_header() {
+    assert_eq!(RETRY_HEADER, "Agora-Retry");
+    let base = server().await;
+    let delegate = delegate(&format!("{base}/headers"));
+    let first = submit_as(&delegate, false).await.unwrap();
+    let again = submit_as(&delegate, true).await.unwrap();
+    assert_eq!((&first["retry"], &first["retry_headers"]), (&Value::Null, &json!(0)), "no header on a first call: {first}");
+    assert_eq!((&again["retry"], &again["retry_headers"]), (&json!("true"), &json!(1)), "{again}");
+    // The body is byte for byte the same: the flag is never in it.
+    assert_eq!(first["body"], again["body"]);
+    assert_eq!(serde_json::from_str::<Value>(again["body"].as_str().unwrap()).unwrap(), expected_sent());
+}
+
+#[tokio::test]
+async fn a_signed_retry_verifies_as_a_first_call_does() {
+    let base = server().await;
+    let reply = submit_as(&verify_delegate(&base, Some(SECRET)), true).await.unwrap();
+    assert_eq!(reply["success"], json!(true), "{reply}");
+    let body: Value = serde_json::from_str(reply["received"]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body, expected_sent());
 }
 
 #[tokio::test]

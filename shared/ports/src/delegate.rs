@@ -3,19 +3,33 @@
 //! `{"subject_id", "session_id", "task_id", "task_data"}`; the reply
 //! `{"success": true, "ack": {...}, "output": {...}}` on success, a 502 or `success: false` on
 //! failure. Every call has a time limit (`AGORA_DELEGATE_TIMEOUT_MS`, default 30 s).
+//!
+//! A hand-over is made at least once: a worker that dies during the call leaves it to be made
+//! again, with the same `task_id` and `session_id`, marked [`DelegateRequest::retry`] (the
+//! header [`RETRY_HEADER`]`: true` on the HTTP call, never in the body), so that a delegate
+//! system can recognise the repeat by its `task_id` and answer it as the first.
 
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 use std::time::Duration;
 
-/// One call's body.
+/// The HTTP header a repeated hand-over carries, with the value `true`: this call (same
+/// `task_id`, same `session_id`) may have been made before, by a worker that died before it
+/// stored the answer. Absent on a first call.
+pub const RETRY_HEADER: &str = "Agora-Retry";
+
+/// One call: its body, and whether it repeats an earlier call.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DelegateRequest<'a> {
     pub subject_id: &'a str,
     pub session_id: &'a str,
     pub task_id: &'a str,
     pub task_data: &'a Value,
+    /// The same hand-over (same `task_id` and `session_id`) may have been made before: sent as
+    /// [`RETRY_HEADER`], never in the body, which the delegate system reads as it is.
+    #[serde(skip)]
+    pub retry: bool,
 }
 
 /// Why a call brought no successful reply. Each keeps what the caller stores or logs.

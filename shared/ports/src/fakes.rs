@@ -107,7 +107,7 @@ type Reply = Box<dyn Fn(&DelegateRequest<'_>) -> Result<Value, DelegateError> + 
 /// Answers every call with the reply its function gives, and records the calls.
 pub struct ScriptedDelegate {
     reply: Reply,
-    calls: Mutex<Vec<Value>>,
+    calls: Mutex<Vec<(Value, bool)>>,
 }
 
 impl ScriptedDelegate {
@@ -116,15 +116,49 @@ impl ScriptedDelegate {
     }
     /// The bodies of the calls so far.
     pub fn calls(&self) -> Vec<Value> {
-        self.calls.lock().expect("delegate lock").clone()
+        self.calls.lock().expect("delegate lock").iter().map(|(body, _)| body.clone()).collect()
+    }
+    /// Whether each call so far was marked a retry ([`DelegateRequest::retry`]), in call order.
+    pub fn retries(&self) -> Vec<bool> {
+        self.calls.lock().expect("delegate lock").iter().map(|(_, retry)| *retry).collect()
     }
 }
 
 #[async_trait]
 impl Delegate for ScriptedDelegate {
     async fn submit_and_wait(&self, request: &DelegateRequest<'_>) -> Result<Value, DelegateError> {
-        self.calls.lock().expect("delegate lock").push(serde_json::to_value(request).expect("requests serialize"));
+        let body = serde_json::to_value(request).expect("requests serialize");
+        self.calls.lock().expect("delegate lock").push((body, request.retry));
         (self.reply)(request)
+    }
+}
+
+/// Never answers its first call (as if its worker died during it), and answers every later one
+/// with an ack of its ids; records each call's body and retry flag.
+#[derive(Default)]
+pub struct StallsFirst {
+    calls: Mutex<Vec<(Value, bool)>>,
+}
+
+impl StallsFirst {
+    /// Each call so far: its body and whether it was marked a retry.
+    pub fn calls(&self) -> Vec<(Value, bool)> {
+        self.calls.lock().expect("delegate lock").clone()
+    }
+}
+
+#[async_trait]
+impl Delegate for StallsFirst {
+    async fn submit_and_wait(&self, request: &DelegateRequest<'_>) -> Result<Value, DelegateError> {
+        let first = {
+            let mut calls = self.calls.lock().expect("delegate lock");
+            calls.push((serde_json::to_value(request).expect("requests serialize"), request.retry));
+            calls.len() == 1
+        };
+        if first {
+            std::future::pending::<()>().await;
+        }
+        Ok(serde_json::json!({"success": true, "ack": {"task_id": request.task_id, "session_id": request.session_id}, "output": {}}))
     }
 }
 
@@ -151,9 +185,14 @@ mod tests {
 
         let delegate = ScriptedDelegate::new(|r| Ok(json!({"success": true, "output": {"to": r.subject_id}})));
         let data = json!({"x": 1});
-        let request = DelegateRequest { subject_id: "s1", session_id: "j1", task_id: "j1", task_data: &data };
+        let request = DelegateRequest { subject_id: "s1", session_id: "j1", task_id: "j1", task_data: &data, retry: false };
         assert_eq!(delegate.submit_and_wait(&request).await.unwrap()["output"]["to"], "s1");
+        delegate.submit_and_wait(&DelegateRequest { retry: true, ..request }).await.unwrap();
         assert_eq!(delegate.calls()[0]["task_data"], json!({"x": 1}));
+        // The flag is not part of the body.
+        assert_eq!(delegate.calls()[0], delegate.calls()[1]);
+        assert_eq!(delegate.calls()[1], json!({"subject_id": "s1", "session_id": "j1", "task_id": "j1", "task_data": {"x": 1}}));
+        assert_eq!(delegate.retries(), [false, true]);
     }
 
     #[test]

@@ -20,8 +20,8 @@ pub mod queue;
 pub mod schedule;
 
 pub use clock::{Clock, SystemClock};
-pub use delegate::{Delegate, DelegateError, DelegateRequest};
+pub use delegate::{Delegate, DelegateError, DelegateRequest, RETRY_HEADER};
 pub use gateway::{ConnectionGateway, GatewayError};
 pub use publisher::{PublishError, Publisher};
-pub use queue::{NoListener, QueueError, WorkHandler, WorkOutcome, WorkQueue};
+pub use queue::{chunks, NoListener, QueueError, WorkHandler, WorkOutcome, WorkQueue};
 pub use schedule::{NoSchedules, OneShotSchedules, ScheduleError};

@@ -154,6 +154,32 @@ impl Claims {
         self.store.update(COLLECTION.name, key, &Filter::all(), &Change::set(&json!({"expires_at": format_datetime(&(now + lease))}))).await
     }
 
+    /// The value an earlier holder of `held`'s claim noted under `field`, with `true`; else
+    /// `fresh()`, noted there now (while this caller still holds the claim), with `false`. For
+    /// work that must be repeated the same way by whoever takes the claim over after its holder
+    /// died (a delegate call's ids, noted before the call): a takeover keeps the noted fields.
+    /// `None`: the claim was taken over meanwhile, and is no longer this caller's.
+    pub async fn noted_or(&self, held: &Lease, field: &str, fresh: impl FnOnce() -> String) -> Result<Option<(String, bool)>, StoreError> {
+        let Some(doc) = self.store.get(COLLECTION.name, &held.key).await? else { return Ok(None) };
+        let record: serde_json::Value = serde_json::from_str(doc.get()).unwrap_or_default();
+        if record.get("holder").and_then(serde_json::Value::as_str) != Some(held.holder.as_str()) {
+            return Ok(None);
+        }
+        if let Some(noted) = record.get(field).and_then(serde_json::Value::as_str) {
+            return Ok(Some((noted.to_owned(), true)));
+        }
+        let value = fresh();
+        let ours = Filter::must(json!({"holder": held.holder}));
+        let noted = self.store.update(COLLECTION.name, &held.key, &ours, &Change::set(&json!({ field: value }))).await?;
+        Ok(noted.then_some((value, false)))
+    }
+
+    /// Ends the claim's lease at `now`, keeping what it notes: the next attempt takes it over at
+    /// once (see [`Claims::noted_or`]).
+    pub async fn run_out(&self, key: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        self.settle(key, now - chrono::Duration::milliseconds(1), chrono::Duration::zero()).await
+    }
+
     /// Whether the claim `key` is free, settled, live or expired at `now`.
     pub async fn state(&self, key: &str, now: DateTime<Utc>) -> Result<ClaimState, StoreError> {
         let Some(doc) = self.store.get(COLLECTION.name, key).await? else { return Ok(ClaimState::Free) };
@@ -194,6 +220,21 @@ mod tests {
     use super::*;
     use crate::memory::MemoryStore;
     use crate::DatabaseSpec;
+
+    #[tokio::test]
+    async fn a_noted_value_is_kept_for_whoever_takes_the_claim_over() {
+        const DB: DatabaseSpec = DatabaseSpec::new("claims_test", &[COLLECTION]);
+        let claims = Claims::new(Arc::new(MemoryStore::new(DB).expect("store")));
+        let (now, lease) = (Utc::now(), chrono::Duration::seconds(60));
+        let first = claims.take("deliver:d", now, Some(lease)).await.unwrap().expect("won");
+        assert_eq!(claims.noted_or(&first, "call_id", || "c1".into()).await.unwrap(), Some(("c1".into(), false)));
+        assert_eq!(claims.noted_or(&first, "call_id", || "c2".into()).await.unwrap(), Some(("c1".into(), true)), "noted once");
+        // The holder dies; its lease runs out at once; the next holder finds the note.
+        assert!(claims.run_out("deliver:d", now).await.unwrap());
+        let second = claims.take("deliver:d", now, Some(lease)).await.unwrap().expect("taken over");
+        assert_eq!(claims.noted_or(&second, "call_id", || "c3".into()).await.unwrap(), Some(("c1".into(), true)));
+        assert_eq!(claims.noted_or(&first, "call_id", || "c4".into()).await.unwrap(), None, "no longer the first's");
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_claim_held_while_its_work_runs_outlives_its_lease_then_runs_out() {

@@ -9,7 +9,8 @@
 //! Two calls in flight with the same `session_id` wait on the same queue, so each may take the
 //! other's output: the upstream behaviour that makes a shared session id cross replies. A test
 //! reads every call it accepted ([`DelegateServer::calls`]) and checks each stored reply's
-//! `output.for_task_id` against the call it answered.
+//! `output.for_task_id` against the call it answered, and which calls said they repeat an
+//! earlier one ([`DelegateServer::retries`]: the `Agora-Retry` header).
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -32,6 +33,8 @@ struct SessionQueue {
 #[derive(Default)]
 struct State {
     calls: Mutex<Vec<Value>>,
+    /// The `Agora-Retry` header of each accepted call (`None`: absent), in `calls`' order.
+    retries: Mutex<Vec<Option<String>>>,
     refused: Mutex<Vec<Value>>,
     queues: Mutex<HashMap<String, Arc<SessionQueue>>>,
 }
@@ -82,14 +85,15 @@ fn name_of(v: &Value) -> String {
 impl DelegateServer {
     /// Starts the server; each simulated agent answers after 0 to `max_delay`.
     pub async fn start(max_delay: Duration) -> DelegateServer {
-        use axum::{body::Bytes, http::StatusCode, routing::post, Json, Router};
+        use axum::{body::Bytes, http::HeaderMap, http::StatusCode, routing::post, Json, Router};
         let state = Arc::new(State::default());
         let shared = state.clone();
         let max_ms = max_delay.as_millis();
         let app = Router::new().route(
             "/api/submit-and-wait",
-            post(move |body: Bytes| {
+            post(move |headers: HeaderMap, body: Bytes| {
                 let state = shared.clone();
+                let retry = headers.get(agora_ports::RETRY_HEADER).map(|v| v.to_str().unwrap_or_default().to_owned());
                 async move {
                     let call: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                     let missing: Vec<&str> = REQUIRED.into_iter().filter(|k| empty(call.get(*k))).collect();
@@ -98,7 +102,12 @@ impl DelegateServer {
                         let error = format!("Missing required fields: {}", missing.join(", "));
                         return (StatusCode::BAD_REQUEST, Json(json!({"success": false, "error": error})));
                     }
-                    state.calls.lock().unwrap_or_else(|p| p.into_inner()).push(call.clone());
+                    {
+                        // Both under one lock's order: the calls' lock is taken first, always.
+                        let mut calls = state.calls.lock().unwrap_or_else(|p| p.into_inner());
+                        calls.push(call.clone());
+                        state.retries.lock().unwrap_or_else(|p| p.into_inner()).push(retry);
+                    }
                     let queue = state.queue(&name_of(&call["session_id"]));
                     // The agent: works a little, then pushes its output onto the session's queue.
                     let output = json!({"for_task_id": call["task_id"], "subject_id": call["subject_id"]});
@@ -131,6 +140,13 @@ impl DelegateServer {
     /// The bodies of the calls it accepted, in arrival order.
     pub fn calls(&self) -> Vec<Value> {
         self.state.calls.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The `Agora-Retry` header of each accepted call (`None` when it had none), in the order
+    /// of [`DelegateServer::calls`].
+    pub fn retries(&self) -> Vec<Option<String>> {
+        let _calls = self.state.calls.lock().unwrap_or_else(|p| p.into_inner());
+        self.state.retries.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The bodies of the calls it refused with 400.

@@ -1,7 +1,7 @@
 //! The Xchange flows over in-memory ports: what the queue and the clock make hard to reach over
 //! HTTP (a redelivered or raced assignment, a bidding job's outcomes, the bidding time limit).
 
-use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, ScriptedDelegate};
+use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, ScriptedDelegate, StallsFirst};
 use agora_ports::{DelegateError, WorkHandler, WorkOutcome};
 use agora_store::memory::MemoryStore;
 use agora_xchange_core::{
@@ -114,6 +114,68 @@ async fn a_failed_round_trip_fails_the_task_naming_the_limit() {
     assert!(error.contains("300 ms") && error.contains("AGORA_DELEGATE_TIMEOUT_MS"), "{error}");
     let out = xchange.queries().output(&id).await.unwrap();
     assert_eq!(out["task_assignment_status"], json!("failed"));
+}
+
+#[tokio::test]
+async fn a_hand_over_repeated_after_its_worker_died_has_the_same_ids_and_says_it_is_a_retry() {
+    let clock = Arc::new(ManualClock::new(chrono::Utc.with_ymd_and_hms(2026, 12, 4, 10, 0, 0).unwrap()));
+    let delegate = Arc::new(StallsFirst::default());
+    let store = Arc::new(MemoryStore::new(exchange_db("retry")).expect("store"));
+    let queue = Arc::new(RecordingQueue::default());
+    let mut ports = Ports::new(
+        store,
+        xchange_hooks(Arc::new(agora_hooks::NoRemote)),
+        queue.clone(),
+        delegate.clone(),
+        Arc::new(agora_xchange_core::NoBidding),
+    );
+    ports.clock = clock.clone();
+    let xchange = Xchange::new(ports, Settings::new(Duration::from_secs(30), BiddingLimits::default()));
+    let direct = |n: u32| json!({"task_assignment_type": "direct", "task_data": {"n": n}, "task_metadata": {"task_assignment": {"subject_id": "s1"}}});
+    let id = xchange.intake().submit_task(&direct(1)).await.unwrap().task_id;
+
+    // A worker makes the call and dies during it (its task is aborted mid-call).
+    let assigner = xchange.assigner().clone();
+    let worker = tokio::spawn({
+        let id = id.clone();
+        async move { assigner.assign(&id).await }
+    });
+    while delegate.calls().is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    worker.abort();
+    assert!(worker.await.unwrap_err().is_cancelled());
+    let (first, first_retry) = delegate.calls()[0].clone();
+    assert!(!first_retry, "a first call is not a retry");
+    assert_eq!(xchange.queries().output(&id).await.unwrap()["task_assignment_status"], json!("assigned"));
+
+    // While its lease runs, another delivery of the work waits.
+    assert_eq!(xchange.assigner().assign(&id).await.unwrap(), AssignOutcome::InProgress);
+    assert_eq!(delegate.calls().len(), 1);
+
+    // Once it ran out, the hand-over is made again: same task_id and session_id, a retry.
+    clock.advance(chrono::Duration::minutes(5));
+    assert_eq!(xchange.assigner().assign(&id).await.unwrap(), AssignOutcome::Completed { subject_id: "s1".into() });
+    let calls = delegate.calls();
+    assert_eq!(calls.len(), 2);
+    let (again, again_retry) = &calls[1];
+    assert!(again_retry, "the repeated call is marked a retry");
+    assert_eq!(again, &first, "the same body: subject, session_id, task_id and task_data");
+    assert_eq!(again["task_id"], json!(id));
+    let out = xchange.queries().output(&id).await.unwrap();
+    assert_eq!(out["task_assignment_status"], json!("completed"));
+    assert_eq!(out["task_output"]["ack"]["session_id"], first["session_id"]);
+    // Done: a later delivery makes no call.
+    assert_eq!(xchange.assigner().assign(&id).await.unwrap(), AssignOutcome::AlreadyDone);
+    assert_eq!(delegate.calls().len(), 2);
+
+    // Another task's first hand-over: a session of its own, not a retry.
+    let other = xchange.intake().submit_task(&direct(2)).await.unwrap().task_id;
+    assert!(matches!(xchange.assigner().assign(&other).await.unwrap(), AssignOutcome::Completed { .. }));
+    let (third, third_retry) = delegate.calls()[2].clone();
+    assert!(!third_retry);
+    assert_eq!(third["task_id"], json!(other));
+    assert_ne!(third["session_id"], first["session_id"]);
 }
 
 async fn bidding_task(f: &Flows) -> String {

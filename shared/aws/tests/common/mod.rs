@@ -30,6 +30,13 @@ pub async fn create_queue(sqs: &aws_sdk_sqs::Client, name: &str) -> (String, Str
     (url, arn)
 }
 
+/// A new FIFO queue (its name ends `.fifo`); returns its URL.
+pub async fn create_fifo_queue(sqs: &aws_sdk_sqs::Client, prefix: &str) -> String {
+    let name = format!("{}.fifo", unique(prefix));
+    let created = sqs.create_queue().queue_name(&name).attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true").send().await;
+    created.expect("create FIFO queue").queue_url.expect("url")
+}
+
 /// The ARN of the queue at `url`.
 pub async fn queue_arn(sqs: &aws_sdk_sqs::Client, url: &str) -> String {
     use aws_sdk_sqs::types::QueueAttributeName;

@@ -9,16 +9,20 @@
 //!   `"no subject accepted the task"`, with `asked`: the subjects asked.
 //!
 //! The chosen subject is written to `task_metadata.assigned_subject_id` with the status
-//! `assigned`, then the delegate round trip runs (`task_id` the task's, a new `session_id`, the
-//! `task_data` as it is) under the delegate's time limit: its reply, the whole body, becomes
-//! `task_output` and the task `completed`; a failure, `task_output.error`, and `failed`.
+//! `assigned`, then the delegate round trip runs (`task_id` the task's, a new `session_id`
+//! recorded in the task's claim before the call, the `task_data` as it is) under the delegate's
+//! time limit: its reply, the whole body, becomes `task_output` and the task `completed`; a
+//! failure, `task_output.error`, and `failed`.
 //!
 //! Once to completion under redelivery and racing workers: a worker holds the claim
 //! `assign:<task_id>` (its lease renewed while it works, so a dead worker blocks the task one
 //! lease), every status move is conditional on the status before it, and a final task is left
-//! alone. A worker killed during the round trip leaves the task `assigned`; the queue delivers
-//! the work again and the round trip is made again, with the same `task_id`, which the delegate
-//! system can use to know it.
+//! alone. A worker killed during the round trip leaves the task `assigned` and its claim with the
+//! call's `session_id`; the queue delivers the work again and, once the lease has run out, the
+//! round trip is made again: to the same subject, with the same `task_id` and `session_id`,
+//! marked a retry (`Agora-Retry: true`), which the delegate system can use to know it. So is a
+//! round trip whose answer could not be stored (the claim, with its `session_id`, is then kept,
+//! its lease run out at once).
 
 use crate::error::XchangeError;
 use crate::flows::bidding::Bidder;
@@ -26,7 +30,7 @@ use crate::flows::intake::ASSIGNED_SUBJECT;
 use crate::hooks::{Hook, XchangeHooks, XchangeInput};
 use crate::ports::{Clock, Delegate, DelegateError, DelegateRequest};
 use crate::repo::Repo;
-use agora_store::claims::Claims;
+use agora_store::claims::{Claims, Lease};
 use agora_store::Change;
 use agora_xchange_schema::{new_id, AssignmentType, ExchangeTask, FunctionSpec, OpenAnswer, OpenInput, TaskStatus};
 use serde_json::{json, Map, Value};
@@ -53,6 +57,10 @@ pub enum AssignOutcome {
     /// A transient failure: ask again later.
     Retry(String),
 }
+
+/// The field of the claim `assign:<task_id>` that records the `session_id` of the task's round
+/// trip before the call, for a repeat to reuse.
+const SESSION_FIELD: &str = "session_id";
 
 /// The error open mode stores when no subject accepts (§4).
 pub const NOBODY_ACCEPTED: &str = "no subject accepted the task";
@@ -114,21 +122,42 @@ impl Assigner {
         let Some(held) = self.claims.take(&key, self.clock.now(), Some(self.lease)).await? else {
             return Ok(AssignOutcome::InProgress);
         };
-        let outcome = self.claims.while_held(&held, self.lease, || self.clock.now(), self.assign_claimed(task_id)).await;
-        // The task's status guards every later attempt; the claim only kept two apart.
-        if let Err(e) = self.claims.release(&key).await {
-            tracing::warn!(task_id, error = %e, "assignment claim not released; its lease runs out");
+        let outcome = self.claims.while_held(&held, self.lease, || self.clock.now(), self.assign_claimed(task_id, &held)).await;
+        match &outcome {
+            // Another worker took the claim over meanwhile: it is theirs to give back.
+            Ok(AssignOutcome::InProgress) => {}
+            // The task's status guards every later attempt; the claim only kept two apart.
+            Ok(_) => {
+                if let Err(e) = self.claims.release(&key).await {
+                    tracing::warn!(task_id, error = %e, "assignment claim not released; its lease runs out");
+                }
+            }
+            // The round trip may have been made and its answer not stored: the claim stays, with
+            // the session it records, its lease run out now, so that the queue's retry takes it
+            // at once and repeats that same round trip (marked a retry).
+            Err(_) => {
+                if let Err(e) = self.claims.run_out(&key, self.clock.now()).await {
+                    tracing::warn!(task_id, error = %e, "assignment claim not given back; its lease runs out");
+                }
+            }
         }
         outcome
     }
 
-    async fn assign_claimed(&self, task_id: &str) -> Result<AssignOutcome, XchangeError> {
+    async fn assign_claimed(&self, task_id: &str, held: &Lease) -> Result<AssignOutcome, XchangeError> {
         // Read again under the claim: a worker whose lease ran out may have finished.
         let Some(task) = self.repo.task(task_id).await? else { return Ok(AssignOutcome::UnknownTask) };
         if task.task_assignment_status.is_final() || task.task_assignment_status == TaskStatus::Bidding {
             return Ok(AssignOutcome::AlreadyDone);
         }
+        // A task left `assigned` by an earlier attempt goes to the subject that attempt chose (open
+        // mode does not ask again): its round trip is repeated, not made to someone else.
+        let chosen = match task.task_assignment_status {
+            TaskStatus::Assigned => task.task_metadata.get(ASSIGNED_SUBJECT).and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        };
         let subject = match task.task_assignment_type {
+            AssignmentType::Direct | AssignmentType::Function | AssignmentType::Open if chosen.is_some() => chosen,
             AssignmentType::Direct => task.assignment_str("subject_id").map(str::to_owned),
             AssignmentType::Function => task.task_metadata.get(ASSIGNED_SUBJECT).and_then(Value::as_str).map(str::to_owned),
             AssignmentType::Open => match self.ask_in_turn(&task).await? {
@@ -146,7 +175,7 @@ impl Assigner {
             self.finish(task_id, TaskStatus::Failed, json!({"error": error})).await?;
             return Ok(AssignOutcome::Failed { error });
         };
-        self.deliver(&task, &subject).await
+        self.deliver(&task, &subject, held).await
     }
 
     /// Open mode: the first subject whose acceptance function accepts, or `Err(asked)`.
@@ -167,14 +196,24 @@ impl Assigner {
     }
 
     /// Marks the task `assigned` to `subject` and makes the delegate round trip.
-    async fn deliver(&self, task: &ExchangeTask, subject: &str) -> Result<AssignOutcome, XchangeError> {
+    async fn deliver(&self, task: &ExchangeTask, subject: &str, held: &Lease) -> Result<AssignOutcome, XchangeError> {
         let id = &task.task_id;
         let assigned = Change::set(&json!({"task_assignment_status": TaskStatus::Assigned, "task_metadata.assigned_subject_id": subject}));
         if !self.repo.move_task(id, &[TaskStatus::Pending, TaskStatus::Assigned], &assigned).await? {
             return Ok(AssignOutcome::AlreadyDone);
         }
-        let session = new_id();
-        let request = DelegateRequest { subject_id: subject, session_id: &session, task_id: id, task_data: &task.task_data };
+        // The round trip's session, noted in the claim before the call (a repeat reuses it).
+        let Some((session, recorded)) = self.claims.noted_or(held, SESSION_FIELD, new_id).await? else {
+            // Taken over meanwhile (this worker's lease ran out): the new holder hands it over.
+            return Ok(AssignOutcome::InProgress);
+        };
+        // A repeat: an earlier attempt recorded its session, or at least got the task `assigned`
+        // (it stopped between that and the call, or its claim was lost).
+        let retry = recorded || task.task_assignment_status == TaskStatus::Assigned;
+        if retry {
+            tracing::info!(task_id = %id, subject, session_id = %session, "repeating a hand-over an earlier attempt began");
+        }
+        let request = DelegateRequest { subject_id: subject, session_id: &session, task_id: id, task_data: &task.task_data, retry };
         let (status, output, error) = match self.delegate.submit_and_wait(&request).await {
             Ok(Value::Object(reply)) => (TaskStatus::Completed, Value::Object(reply), None),
             Ok(other) => {

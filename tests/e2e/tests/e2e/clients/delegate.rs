@@ -107,6 +107,7 @@ async fn every_orcade_notification_has_a_session_of_its_own() {
         let call = calls.iter().find(|c| c["task_id"] == result["bid_task_result_id"]);
         assert!(call.is_some_and(|c| c["subject_id"] == result["bid_subject_id"]), "the call of {result}");
     }
+    assert_eq!(delegate.retries(), vec![None; calls.len()], "no crash: no call says it is a retry (Agora-Retry)");
 }
 
 /// Xchange: direct tasks delivered at once; each call has a session of its own, and each task's
@@ -135,6 +136,7 @@ async fn every_xchange_delivery_has_a_session_of_its_own() {
         }
     }
     assert_eq!(delegate.calls().len(), ids.len());
+    assert_eq!(delegate.retries(), vec![None; ids.len()], "no crash: no call says it is a retry (Agora-Retry)");
     assert!(
         crossed.is_empty() && delegate.shared_sessions().is_empty(),
         "replies crossed: {crossed:#?}\nsessions shared: {:#?}",

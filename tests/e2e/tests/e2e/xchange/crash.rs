@@ -2,8 +2,9 @@
 //! (the embedded store's folder, or the same MongoDB or DynamoDB database with
 //! `AGORA_E2E_STORE`): every task acknowledged with a 201 ends `completed`, its `task_output`
 //! the reply to one of its own delegate calls; a task whose call had not begun before the kill
-//! is handed over exactly once; a bidding task whose winner was being told completes with the
-//! one `bid_winner`.
+//! is handed over exactly once, and one whose call was in flight is handed over again with the
+//! same `task_id` and `session_id`, saying it is a retry (`Agora-Retry: true`); a bidding task
+//! whose winner was being told completes with the one `bid_winner`.
 
 use super::{delegate_calls, delegate_reply, delegate_stub, direct_task, id_of};
 use agora_e2e::crash::{recovery, ServerData};
@@ -49,6 +50,17 @@ fn calls_by_task(delegate: &StubServer) -> BTreeMap<String, Vec<Value>> {
     by_task
 }
 
+/// The delegate calls received so far, by task id, with the `Agora-Retry` header of each.
+fn calls_with_retry_by_task(delegate: &StubServer) -> BTreeMap<String, Vec<(Value, Option<String>)>> {
+    let header = agora_ports::RETRY_HEADER.to_ascii_lowercase();
+    let mut by_task: BTreeMap<String, Vec<(Value, Option<String>)>> = BTreeMap::new();
+    for call in delegate.received("/api/submit-and-wait") {
+        let task = call.json["task_id"].as_str().unwrap_or_default().to_owned();
+        by_task.entry(task).or_default().push((call.json, call.headers.get(&header).cloned()));
+    }
+    by_task
+}
+
 async fn wait_for_a_call(delegate: &StubServer, what: &str, matches: impl Fn(&Value) -> bool) {
     wait_until(what, Duration::from_secs(10), || async { delegate_calls(delegate).iter().any(&matches).then_some(()) }).await;
 }
@@ -84,6 +96,22 @@ async fn killed_with_direct_tasks_in_flight_and_queued_every_acknowledged_task_c
             false => assert_eq!(calls.len(), 1, "task {id}, queued at the kill, is handed over once: {calls:?}"),
         }
     }
+    // A call in flight at the kill is made again with the same task_id and session_id, and says
+    // it is a retry; the call before the kill did not.
+    let mut repeated = 0;
+    for (id, calls) in calls_with_retry_by_task(&delegate) {
+        if !before.contains_key(&id) {
+            continue;
+        }
+        let (first, first_retry) = &calls[0];
+        assert_eq!(first_retry, &None, "task {id}: its first call is no retry: {calls:?}");
+        for (again, retry) in &calls[1..] {
+            repeated += 1;
+            assert_eq!(retry.as_deref(), Some("true"), "task {id}: a repeat carries Agora-Retry: true: {calls:?}");
+            assert_eq!((&again["task_id"], &again["session_id"]), (&first["task_id"], &first["session_id"]), "task {id}: {calls:?}");
+        }
+    }
+    assert!(repeated > 0, "a call in flight at the kill is made again: {before:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
