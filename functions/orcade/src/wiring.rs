@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `AGORA_STORE`, `MONGODB_URI`, `AGORA_DYNAMODB_TABLE` | the store (`agora_runtime::store_from_env`); database `assets` | all |
 //! | `AGORA_EVALUATION_QUEUE_URL` | the SQS queue of evaluation requests | jobs, submit-bid, close-due, evaluate |
-//! | `AGORA_DELIVERY_QUEUE_URL` | the SQS queue of delegate round trips | jobs, evaluate |
+//! | `AGORA_DELIVERY_QUEUE_URL` | the SQS queue of delegate round trips (deliver sends a job's `bid_request` fan-out items' deliveries back to it) | jobs, evaluate, deliver |
 //! | `AGORA_CLOSE_TIMER_QUEUE_URL` | the close timer queue (`agora_aws::timers`): a job closing within 15 minutes goes there with its delay, and close-due sends back one that came early; without it, closes wait for the schedules or the sweep | jobs, close-due |
 //! | `AGORA_CLOSE_FUNCTION_ARN`, `AGORA_SCHEDULER_ROLE_ARN`, `AGORA_SCHEDULE_GROUP` | one-shot schedules of closes more than 15 minutes ahead; without the first two, those go through the timer queue in 15-minute hops | jobs |
 //! | `DELEGATE_API_URL`, `AGORA_DELEGATE_TIMEOUT_MS`, `AGORA_HOOK_SIGNING_SECRET` (signs each call) | the delegate system (`agora_delegate::DelegateConfig`); unset, every round trip is stored as a failure saying so | deliver |
@@ -140,5 +140,6 @@ pub async fn deliverer_from_env() -> Result<Deliverer, BoxError> {
     }
     let sdk = agora_aws::config::load().await;
     Ok(Deliverer::new(repo_from_env().await?, Arc::new(delegate), Arc::new(SystemClock), Settings::default().delivery_lease)
-        .with_resolutions(resolutions_from_env(&sdk)))
+        .with_resolutions(resolutions_from_env(&sdk))
+        .with_deliveries(queue_from_env(&sdk, DELIVERY_QUEUE_URL_ENV)?))
 }

@@ -16,7 +16,7 @@ use agora_e2e::Server;
 use agora_orcade_core::EvaluationOutcome;
 use agora_orcade_schema::storage::BIDS;
 use agora_orcade_schema::{new_id, Bid};
-use agora_store::{to_json, Change};
+use agora_store::to_json;
 use futures::future::join_all;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::AtomicUsize;
@@ -146,16 +146,14 @@ async fn evaluate_bids(server: &Server, n: usize) -> (Duration, String) {
             .collect();
         store.insert(docs).await.expect("bulk insert");
     }
-    // What n accepted applicants leave on an open job: its roster and its bid counter.
-    let roster: Vec<String> = (0..n).map(subject).collect();
-    assert!(orcade
-        .repo()
-        .update_job(&id, &agora_filter::Filter::all(), &Change::set(&json!({"bid_job_subject_ids": roster})))
-        .await
-        .expect("roster"));
-    store.increment(&agora_orcade_core::closing::bids_counter(&id), n as i64).await.expect("counter");
+    // What n accepted applicants leave on an open job: its bid counter; the close writes its
+    // roster.
+    let job = orcade.repo().job(&id).await.expect("job").expect("the job");
+    let key = agora_orcade_core::incarnation::JobKey::of(&job);
+    store.increment(&agora_orcade_core::closing::bids_counter(&key), n as i64).await.expect("counter");
     // Closed without a request: this process evaluates it, not the server's queue.
-    assert!(orcade.repo().close_job(&id).await.expect("close"));
+    let roster: Vec<String> = (0..n).map(subject).collect();
+    assert!(orcade.repo().close_job(&job, Some(&roster)).await.expect("close"));
     eprintln!("  (stored {n} bids in {:.1} s)", load.elapsed().as_secs_f64());
     let expected = subject((0..n).min_by(|&a, &b| price(a, n).total_cmp(&price(b, n))).expect("bids"));
 
@@ -166,7 +164,7 @@ async fn evaluate_bids(server: &Server, n: usize) -> (Duration, String) {
     assert_eq!(winner_subject_id, expected);
     let winners = orcade.repo().winners(&id).await.expect("winners");
     assert_eq!(winners.iter().map(|b| b.bid_subject_id.as_str()).collect::<Vec<_>>(), [expected.as_str()], "one winner stored");
-    let record = orcade.repo().evaluation(&id).await.expect("record").expect("an evaluation record");
+    let record = orcade.repo().evaluation(&job).await.expect("record").expect("an evaluation record");
     assert!(record.applied(), "{record:?}");
     (took, winner_subject_id)
 }

@@ -5,8 +5,10 @@ use crate::{temp_dir, ServerProcess};
 use std::time::Duration;
 
 /// How long recovery after a restart may take: the claims' lease is 1 s in these tests, the
-/// delegate's time limit a few seconds; on MongoDB a transaction the kill left open holds its
-/// documents until the server's transaction lifetime (60 s by default) ends it.
+/// delegate's time limit a few seconds. On MongoDB the restarted server ends the transactions
+/// the kill left open (`killAllSessions`), but where the deployment refuses that (a user without
+/// the `killAnySession` privilege) such a transaction holds its documents until the server's
+/// transaction lifetime (60 s by default) ends it.
 pub fn recovery() -> Duration {
     if std::env::var("AGORA_E2E_STORE").is_ok_and(|s| s == "mongodb") {
         Duration::from_secs(90)
@@ -48,6 +50,12 @@ impl ServerData {
 
     /// A server on this data.
     pub fn start(&self) -> ServerProcess {
-        ServerProcess::start(&self.program, &self.args, &[])
+        self.start_with_env(&[])
+    }
+
+    /// A server on this data with `envs` added to its environment (e.g. a `MONGODB_URI` naming
+    /// the server's own `appName`).
+    pub fn start_with_env(&self, envs: &[(String, String)]) -> ServerProcess {
+        ServerProcess::start(&self.program, &self.args, envs)
     }
 }

@@ -70,6 +70,7 @@ fn status_of(e: &OrcadeError) -> StatusCode {
         | OrcadeError::JobClosed(_)
         | OrcadeError::JobFull { .. }
         | OrcadeError::PqtRefused { .. }
+        | OrcadeError::BidsFinal { .. }
         | OrcadeError::AlreadyClosed(_) => StatusCode::CONFLICT,
         OrcadeError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -94,6 +95,10 @@ fn wording(e: &OrcadeError) -> String {
         }
         OrcadeError::PqtRefused { reason, .. } => format!("Bid refused by the PQT: {reason}"),
         OrcadeError::AlreadyClosed(id) => format!("Bid job {id:?} is already closed"),
+        OrcadeError::BidsFinal { bid_job_id, evaluated } => {
+            let state = if *evaluated { "evaluated" } else { "closed" };
+            format!("Bid job {bid_job_id:?} is {state}: its bids can no longer be withdrawn")
+        }
         OrcadeError::NotCreator { bid_job_id, action } => {
             format!("Forbidden: only the creator of bid job {bid_job_id:?} or an operator may {action} it")
         }

@@ -7,16 +7,27 @@
 //!   evaluation. A creator's close racing the last bid therefore requests one evaluation.
 //! * **The fence.** A job's bids are stored with its counter [`bids_counter`] in one atomic write
 //!   (`insert_counted`), under a limit: `bid_job_max_subjects` on an open job, [`FENCE`] on the
-//!   others. Right after the close, the winner raises the counter by [`FENCE`], so that no bid
-//!   read the job open and is stored after the evaluation read the bids: such a bid is refused
-//!   as the job closed. The counter's remainder modulo [`FENCE`] is the number of bids on file.
+//!   others; a withdrawn bid is deleted with the counter lowered in one atomic write under the
+//!   limit [`FENCE`] (`delete_counted`). Every closer raises the counter by [`FENCE`] before the
+//!   close, so that no bid is stored or withdrawn once the job is closed: such a request is
+//!   refused as the job closed, and the evaluation reads every bid there will ever be. The
+//!   counter's remainder modulo [`FENCE`] is the number of bids on file. A job found fenced and
+//!   still open is one whose closer died between the two: the repair sweep closes it.
+//! * **An open job's roster is its bids.** While an open-mode job takes bids, its applicants are
+//!   its accepted bids, in the order they were stored; nothing rewrites the job per bid, so a bid
+//!   costs the same whatever the number of applicants. Its readers see `bid_job_subject_ids`
+//!   filled in from the bids ([`crate::Queries`]), and the close writes the final roster into
+//!   the job document, in the same conditional write that closes it (the bids are fenced by
+//!   then), so a closed job's document is the spec's.
 //! * **The record of the request.** The winner queues the evaluation, then records it with the
 //!   claim [`request_claim`] on the long request lease; the repair sweep requests it again when
 //!   the record is missing or ran out (see [`crate::flows::repair`]).
 
 use crate::error::OrcadeError;
+use crate::incarnation::JobKey;
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::Repo;
+use agora_orcade_schema::{BidJob, BidJobMode};
 use agora_store::claims::Claims;
 use std::sync::Arc;
 
@@ -24,19 +35,19 @@ use std::sync::Arc;
 /// every later counted insert finds the counter full.
 pub const FENCE: i64 = 1 << 40;
 
-/// The counter of a job's bids on file (plus [`FENCE`] once closed).
-pub fn bids_counter(bid_job_id: &str) -> String {
-    format!("bids:{bid_job_id}")
+/// The counter of a job's bids on file (plus [`FENCE`] once closed or deleted).
+pub fn bids_counter(job: &JobKey) -> String {
+    format!("bids:{job}")
 }
 
 /// The claim that records a job's evaluation request.
-pub fn request_claim(bid_job_id: &str) -> String {
-    format!("request:{bid_job_id}")
+pub fn request_claim(job: &JobKey) -> String {
+    format!("request:{job}")
 }
 
 /// The claim the evaluator holds while it works.
-pub fn evaluate_claim(bid_job_id: &str) -> String {
-    format!("evaluate:{bid_job_id}")
+pub fn evaluate_claim(job: &JobKey) -> String {
+    format!("evaluate:{job}")
 }
 
 /// How many bids a counter value says are on file, and whether the job is fenced.
@@ -68,28 +79,34 @@ impl Closing {
         Self { claims: Claims::new(repo.store().clone()), repo, evaluations, clock, leases }
     }
 
-    /// Closes the job if it is open, fences its bids and requests its evaluation. Returns
-    /// whether this call closed it (false: it was closed already, or is gone). A request the
-    /// queue refused is logged, not returned: the job is closed, and the repair sweep requests
-    /// its evaluation.
-    pub async fn close(&self, bid_job_id: &str, why: &str) -> Result<bool, OrcadeError> {
-        self.repo.mark_pending(bid_job_id, self.clock.now()).await?;
-        if !self.repo.close_job(bid_job_id).await? {
+    /// Fences the job's bids, then closes it if it is open (writing an open job's final roster
+    /// in the same write) and requests its evaluation. Returns whether this call closed it
+    /// (false: it was closed already, or is gone). A request the queue refused is logged, not
+    /// returned: the job is closed, and the repair sweep requests its evaluation.
+    pub async fn close(&self, job: &BidJob, why: &str) -> Result<bool, OrcadeError> {
+        let id = job.bid_job_id.as_str();
+        let key = JobKey::of(job);
+        self.repo.mark_pending(id, self.clock.now()).await?;
+        // Fenced first, so without reading the counter (a later fence by the evaluator or the
+        // repair sweep reads it, and leaves a fenced counter as it is).
+        self.repo.store().increment(&bids_counter(&key), FENCE).await?;
+        let roster = match job.bid_job_mode {
+            BidJobMode::Open => Some(self.repo.open_roster(id).await?),
+            BidJobMode::Closed | BidJobMode::Mixed => None,
+        };
+        if !self.repo.close_job(job, roster.as_deref()).await? {
             return Ok(false);
         }
-        tracing::info!(bid_job_id, why, "bid job closed");
-        // The winner of the close fences first, so without reading the counter (a later fence
-        // by the evaluator or the repair sweep reads it, and leaves a fenced counter as it is).
-        self.repo.store().increment(&bids_counter(bid_job_id), FENCE).await?;
-        if let Err(e) = self.request(bid_job_id).await {
-            tracing::error!(bid_job_id, error = %e, "evaluation request not queued; the repair sweep requests it");
+        tracing::info!(bid_job_id = id, why, "bid job closed");
+        if let Err(e) = self.request(job).await {
+            tracing::error!(bid_job_id = id, error = %e, "evaluation request not queued; the repair sweep requests it");
         }
         Ok(true)
     }
 
     /// Raises the job's bid counter past every limit, unless it is fenced already.
-    pub async fn fence(&self, bid_job_id: &str) -> Result<(), OrcadeError> {
-        let counter = bids_counter(bid_job_id);
+    pub async fn fence(&self, job: &JobKey) -> Result<(), OrcadeError> {
+        let counter = bids_counter(job);
         if !on_file(self.repo.store().counter(&counter).await?).1 {
             self.repo.store().increment(&counter, FENCE).await?;
         }
@@ -97,19 +114,20 @@ impl Closing {
     }
 
     /// Queues the job's evaluation and records the request on the long lease.
-    pub async fn request(&self, bid_job_id: &str) -> Result<(), OrcadeError> {
-        let body = crate::work::evaluation_request(bid_job_id);
+    pub async fn request(&self, job: &BidJob) -> Result<(), OrcadeError> {
+        let id = job.bid_job_id.as_str();
+        let body = crate::work::evaluation_request(id);
         self.evaluations
-            .send(bid_job_id, &body, std::time::Duration::ZERO)
+            .send(id, &body, std::time::Duration::ZERO)
             .await
             .map_err(|e| OrcadeError::internal_caused("the evaluation request could not be queued", e))?;
         let now = self.clock.now();
-        let key = request_claim(bid_job_id);
+        let key = request_claim(&JobKey::of(job));
         // Taken (a first request) or extended (a repaired one) to the long lease.
         if self.claims.take(&key, now, Some(self.leases.request)).await?.is_none() {
             self.claims.settle(&key, now, self.leases.request).await?;
         }
-        tracing::info!(bid_job_id, "evaluation requested");
+        tracing::info!(bid_job_id = id, "evaluation requested");
         Ok(())
     }
 

@@ -44,6 +44,9 @@ pub enum OrcadeError {
     /// `stored` is true on a closed or mixed job, where the refused bid is kept on file.
     #[error("bid refused by the PQT: {reason}")]
     PqtRefused { reason: String, stored: bool },
+    /// `DELETE /bids/{id}` of a bid whose job is closed (or evaluated): its bids are final (409).
+    #[error("bid job {bid_job_id:?} is {}: its bids can no longer be withdrawn", if *.evaluated { "evaluated" } else { "closed" })]
+    BidsFinal { bid_job_id: String, evaluated: bool },
     /// `POST /bid-jobs/{id}/close` on a job that is closed already (409).
     #[error("bid job {0:?} is already closed")]
     AlreadyClosed(String),

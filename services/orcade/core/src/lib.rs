@@ -47,7 +47,13 @@
 //!   early). The spec's API carries no caller identity: [`Closer::close_job`] takes the
 //!   caller's id when the front door has one (403 for another), and closes for anyone who
 //!   knows the job id otherwise.
-//! * **Deleting a job deletes its bids**; its task results stay as the audit of what was sent.
+//! * **Deleting a job deletes everything that is its**: its bids, task results, evaluation
+//!   record and claims. The delete first fences the job's bid counter, so a bid that read the
+//!   job before the delete is refused (404) in the write that would store it; a job created
+//!   again under the id is a new incarnation ([`incarnation`]) that starts clean.
+//! * **A withdrawn bid** (`DELETE /bids/{id}`) gives its place back while the job is open (the
+//!   bid deleted and its job's count lowered in one atomic write), and is refused once the job
+//!   is closed or evaluated (409 saying which).
 //! * **A client-chosen `bid_job_id` already in use** is a 409 ([`OrcadeError::JobIdTaken`]).
 //! * **Tags**: `by-tags` trims each tag and drops empty ones; none left is a 400.
 //! * **Resolution events are Xchange's.** A job's resolution event (`bid_job_resolved`, on the
@@ -59,9 +65,9 @@ pub mod closing;
 pub mod error;
 pub mod flows;
 pub mod hooks;
+pub mod incarnation;
 pub mod ports;
 pub mod repo;
-pub mod roster;
 pub mod service;
 pub mod work;
 

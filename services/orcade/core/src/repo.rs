@@ -2,9 +2,10 @@
 //! knows the collection names, the filters the flows use and how documents decode.
 //!
 //! Besides §2's three collections, two internal kinds of record live in the platform's claims
-//! collection (never served by a route), each written once by a unique insert:
+//! collection (never served by a route), each written once by a unique insert, each keyed by the
+//! job's incarnation ([`JobKey`]):
 //!
-//! * `evaluation:<bid_job_id>`: the evaluation's decision ([`Decision`]), written before any of
+//! * `evaluation:<job key>`: the evaluation's decision ([`Decision`]), written before any of
 //!   it is applied, so that an evaluator that dies half-way is followed by one that applies the
 //!   same decision (a remote evaluator asked again might choose another winner).
 //!   `orcade_evaluation` is `"decided"`, then `"applied"`.
@@ -12,11 +13,12 @@
 //!   write as the result, so that a redelivered delivery stores nothing twice.
 
 use crate::error::OrcadeError;
+use crate::incarnation::JobKey;
 use agora_filter::Filter;
 use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS, CLAIMS, PENDING_EVALUATIONS};
 use agora_orcade_schema::time::format_utc_micros;
 use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult};
-use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError};
+use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError, Uncounted};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -54,17 +56,23 @@ impl EvaluationRecord {
 const DECIDED: &str = "decided";
 const APPLIED: &str = "applied";
 
-fn evaluation_key(bid_job_id: &str) -> String {
-    format!("evaluation:{bid_job_id}")
+fn evaluation_key(job: &JobKey) -> String {
+    format!("evaluation:{job}")
 }
 
-fn delivered_key(delivery_id: &str) -> String {
+pub(crate) fn delivered_key(delivery_id: &str) -> String {
     format!("delivered:{delivery_id}")
 }
 
 /// A record in the claims collection: a claim that never expires, with the record's fields.
 fn record(key: &str, now: DateTime<Utc>, fields: Value) -> Json {
     agora_store::claims::record(key, "orcade", &format_utc_micros(&now), fields)
+}
+
+/// The condition that a job document is the one `job` was read from: a job created again under
+/// its id has another `bid_job_created_time` (see [`crate::incarnation`]).
+fn as_read(job: &BidJob) -> Filter {
+    Filter::must(json!({"bid_job_created_time": format_utc_micros(&job.bid_job_created_time)}))
 }
 
 pub(crate) fn decode<T: DeserializeOwned>(doc: &Json) -> Result<T, OrcadeError> {
@@ -104,10 +112,16 @@ impl Repo {
         self.job_raw(id).await?.map(|d| decode(&d)).transpose()
     }
 
-    /// Moves an open job to `closed` with a conditional write; false when it was not open.
-    pub async fn close_job(&self, id: &str) -> Result<bool, OrcadeError> {
-        let open = Filter::must(json!({"bid_job_status": BidJobStatus::Open}));
-        Ok(self.store.update(BID_JOBS, id, &open, &Change::set(&json!({"bid_job_status": BidJobStatus::Closed}))).await?)
+    /// Moves the job, as read, from `open` to `closed` with a conditional write, setting its
+    /// final `roster` when given (an open-mode job's, see [`crate::closing`]); false when it was
+    /// not open (or is gone, or was created again since it was read).
+    pub async fn close_job(&self, job: &BidJob, roster: Option<&[String]>) -> Result<bool, OrcadeError> {
+        let open = as_read(job).and(Filter::must(json!({"bid_job_status": BidJobStatus::Open})));
+        let mut set = json!({"bid_job_status": BidJobStatus::Closed});
+        if let Some(roster) = roster {
+            set["bid_job_subject_ids"] = json!(roster);
+        }
+        Ok(self.store.update(BID_JOBS, &job.bid_job_id, &open, &Change::set(&set)).await?)
     }
 
     /// Open-mode jobs still open whose `bid_job_closes_at` is at or before `now`.
@@ -124,35 +138,15 @@ impl Repo {
         decode_all(&self.store.find(BID_JOBS, &Filter::must(json!({"bid_job_status": "open"}))).await?)
     }
 
-    /// Appends `subject` to an open job's roster unless it is there already.
-    /// Appends `subjects` (distinct) to an open job's roster in one write, if none of them is on
-    /// it; false when one is (or the job is gone), and nothing is appended.
-    pub async fn append_subjects(&self, id: &str, subjects: &[&str]) -> Result<bool, OrcadeError> {
-        if let [one] = subjects {
-            return self.append_subject(id, one).await;
+    /// An open-mode job's applicants while it is open: the subjects of its accepted bids, in
+    /// the order they were stored (see [`crate::closing`]).
+    pub async fn open_roster(&self, job_id: &str) -> Result<Vec<String>, OrcadeError> {
+        #[derive(Deserialize)]
+        struct Applicant {
+            bid_subject_id: String,
         }
-        let absent = Filter::must(json!({"bid_job_subject_ids": {"$nin": subjects}}));
-        let change = subjects.iter().fold(Change::none(), |c, s| c.append("bid_job_subject_ids", s));
-        Ok(self.store.update(BID_JOBS, id, &absent, &change).await?)
-    }
-
-    pub async fn append_subject(&self, id: &str, subject: &str) -> Result<bool, OrcadeError> {
-        let absent = Filter::must(json!({"bid_job_subject_ids": {"$ne": subject}}));
-        Ok(self.store.update(BID_JOBS, id, &absent, &Change::none().append("bid_job_subject_ids", subject)).await?)
-    }
-
-    /// Puts back on an open job's roster every accepted applicant missing from it (one whose
-    /// process died between its bid and the append); returns how many. For a job that is
-    /// complete or closed: while it takes bids, a missing applicant may be one still in flight.
-    pub async fn mend_open_roster(&self, job: &BidJob) -> Result<usize, OrcadeError> {
-        let mut mended = 0;
-        for bid in self.accepted_bids(&job.bid_job_id).await? {
-            if !job.has_subject(&bid.bid_subject_id) && self.append_subject(&job.bid_job_id, &bid.bid_subject_id).await? {
-                tracing::warn!(bid_job_id = %job.bid_job_id, subject = %bid.bid_subject_id, "accepted applicant put back on the roster");
-                mended += 1;
-            }
-        }
-        Ok(mended)
+        let filter = Filter::must(json!({"bid_job_id": job_id, "bid_data.bid_rejected": {"$ne": true}}));
+        Ok(decode_all::<Applicant>(&self.store.find(BIDS, &filter).await?)?.into_iter().map(|a| a.bid_subject_id).collect())
     }
 
     /// Changes the job if it matches `filter`; false when it does not (or is gone).
@@ -160,16 +154,43 @@ impl Repo {
         Ok(self.store.update(BID_JOBS, id, filter, change).await?)
     }
 
-    pub async fn delete_job(&self, id: &str) -> Result<bool, OrcadeError> {
-        Ok(self.store.delete(BID_JOBS, id, &Filter::all()).await?)
+    /// Deletes the job as read (not one created again under its id since).
+    pub async fn delete_job(&self, job: &BidJob) -> Result<bool, OrcadeError> {
+        Ok(self.store.delete(BID_JOBS, &job.bid_job_id, &as_read(job)).await?)
+    }
+
+    /// Removes what a deleted job leaves: its bids, its task results with their delivery marks,
+    /// its evaluation record and claims, its pending mark. Its bid counter stays, fenced: it is
+    /// what refuses a bid that read the job before the delete.
+    pub async fn remove_job_records(&self, job: &BidJob) -> Result<(), OrcadeError> {
+        let (id, key) = (job.bid_job_id.as_str(), JobKey::of(job));
+        for bid in decode_all::<Bid>(&self.bids_raw(id).await?)? {
+            self.delete_bid(&bid.bid_id).await?;
+        }
+        for result in decode_all::<BidTaskResult>(&self.results_raw(id).await?)? {
+            let delivery_id = crate::work::Delivery::id_of(result.task_type, &key, &result.bid_subject_id);
+            self.store.delete(CLAIMS, &delivered_key(&delivery_id), &Filter::all()).await?;
+            self.store.delete(BID_TASK_RESULTS, &result.bid_task_result_id, &Filter::all()).await?;
+        }
+        let records = [evaluation_key(&key), crate::closing::request_claim(&key), crate::closing::evaluate_claim(&key)];
+        for record in records.iter().chain([&format!("repair:{key}")]) {
+            self.store.delete(CLAIMS, record, &Filter::all()).await?;
+        }
+        self.clear_pending(id).await
     }
 
     // Bids.
 
     /// Stores a bid and raises its job's bid counter in one atomic write, unless the counter
     /// has reached `limit` ([`crate::closing`]).
-    pub async fn insert_counted_bid(&self, bid: &Bid, limit: i64) -> Result<Counted, StoreError> {
-        self.store.insert_counted(vec![(BIDS, to_json(bid))], &crate::closing::bids_counter(&bid.bid_job_id), Some(limit)).await
+    pub async fn insert_counted_bid(&self, bid: &Bid, job: &JobKey, limit: i64) -> Result<Counted, StoreError> {
+        self.store.insert_counted(vec![(BIDS, to_json(bid))], &crate::closing::bids_counter(job), Some(limit)).await
+    }
+
+    /// Deletes a bid and lowers its job's bid counter in one atomic write, unless the job is
+    /// fenced (closed or deleted).
+    pub async fn withdraw_bid(&self, bid_id: &str, job: &JobKey) -> Result<Uncounted, OrcadeError> {
+        Ok(self.store.delete_counted(BIDS, bid_id, &crate::closing::bids_counter(job), Some(crate::closing::FENCE)).await?)
     }
 
     pub async fn bid_raw(&self, id: &str) -> Result<Option<Json>, OrcadeError> {
@@ -233,23 +254,24 @@ impl Repo {
 
     // Evaluation records.
 
-    pub async fn evaluation(&self, job_id: &str) -> Result<Option<EvaluationRecord>, OrcadeError> {
-        self.store.get(CLAIMS, &evaluation_key(job_id)).await?.map(|d| decode(&d)).transpose()
+    pub async fn evaluation(&self, job: &BidJob) -> Result<Option<EvaluationRecord>, OrcadeError> {
+        self.store.get(CLAIMS, &evaluation_key(&JobKey::of(job))).await?.map(|d| decode(&d)).transpose()
     }
 
     /// Records a decision, unless one is recorded already; returns the one that stands.
-    pub async fn record_decision(&self, job_id: &str, decision: &Decision, now: DateTime<Utc>) -> Result<EvaluationRecord, OrcadeError> {
-        let fields =
-            json!({"bid_job_id": job_id, "decision": decision, "orcade_evaluation": DECIDED, "decided_at": format_utc_micros(&now)});
-        match self.store.insert(vec![(CLAIMS, record(&evaluation_key(job_id), now, fields))]).await {
+    pub async fn record_decision(&self, job: &BidJob, decision: &Decision, now: DateTime<Utc>) -> Result<EvaluationRecord, OrcadeError> {
+        let id = &job.bid_job_id;
+        let fields = json!({"bid_job_id": id, "decision": decision, "orcade_evaluation": DECIDED, "decided_at": format_utc_micros(&now)});
+        match self.store.insert(vec![(CLAIMS, record(&evaluation_key(&JobKey::of(job)), now, fields))]).await {
             Ok(()) | Err(StoreError::Duplicate { .. }) => {}
             Err(e) => return Err(e.into()),
         }
-        self.evaluation(job_id).await?.ok_or_else(|| OrcadeError::internal(format!("the evaluation record of {job_id} vanished")))
+        self.evaluation(job).await?.ok_or_else(|| OrcadeError::internal(format!("the evaluation record of {id} vanished")))
     }
 
-    pub async fn mark_applied(&self, job_id: &str) -> Result<(), OrcadeError> {
-        self.store.update(CLAIMS, &evaluation_key(job_id), &Filter::all(), &Change::set(&json!({"orcade_evaluation": APPLIED}))).await?;
+    pub async fn mark_applied(&self, job: &BidJob) -> Result<(), OrcadeError> {
+        let key = evaluation_key(&JobKey::of(job));
+        self.store.update(CLAIMS, &key, &Filter::all(), &Change::set(&json!({"orcade_evaluation": APPLIED}))).await?;
         Ok(())
     }
 

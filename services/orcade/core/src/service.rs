@@ -138,7 +138,8 @@ impl Orcade {
             )
             .with_resolutions(p.resolutions.clone()),
             deliverer: Deliverer::new(repo.clone(), p.delegate.clone(), p.clock.clone(), settings.delivery_lease)
-                .with_resolutions(p.resolutions.clone()),
+                .with_resolutions(p.resolutions.clone())
+                .with_deliveries(p.deliveries.clone()),
             queries: Queries::new(repo.clone()),
             edits: Edits::new(repo.clone(), p.hooks.clone(), p.deliveries.clone(), closing.clone()),
             repairer: Repairer::new(repo.clone(), p.clock.clone(), closing),

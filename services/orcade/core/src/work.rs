@@ -4,9 +4,14 @@
 //! * An **evaluation request** goes on the evaluation queue: `{"bid_job_id": "..."}`, keyed by
 //!   the job id.
 //! * A **delivery** goes on the delivery queue: one delegate round trip ([`Delivery`]), keyed by
-//!   its `delivery_id`: `bid_request:<bid_job_id>:<subject_id>` or `bid_winner:<bid_job_id>`.
-//!   Delivered at most once to completion, whatever the redeliveries (see
-//!   [`crate::flows::deliver`]).
+//!   its `delivery_id`: `bid_request:<job key>:<subject_id>` or `bid_winner:<job key>` (the
+//!   job's incarnation, [`JobKey`]). Delivered at most once to completion, whatever the
+//!   redeliveries (see [`crate::flows::deliver`]).
+//! * A job's **`bid_request` fan-out** goes on the delivery queue too, as a few items
+//!   ([`BidRequests`]: `{"bid_requests": {"bid_job_id", "job_key", "subjects"}}`, up to
+//!   [`FAN_OUT_SUBJECTS`] subjects each), so that creating a job takes the same time whatever
+//!   its roster; the item's handler queues each subject's `bid_request` delivery, in batches.
+//!   Sent again after a failure, it queues them again: each is still delivered once.
 //! * A **resolution event** goes on the resolutions queue once a job is resolved
 //!   ([`resolution_event`]): `{"event_type": "bid_job_resolved", "bid_job_id": "..."}`, for a
 //!   job that carries the listener's mark alone ([`RESOLUTION_MARK`]: `bid_job_metadata.xchange`,
@@ -18,8 +23,9 @@
 
 use crate::flows::deliver::{Deliverer, DeliveryOutcome};
 use crate::flows::evaluate::{EvaluationOutcome, Evaluator};
+use crate::incarnation::JobKey;
 use agora_orcade_schema::{BidJob, TaskType};
-use agora_ports::{WorkHandler, WorkOutcome};
+use agora_ports::{WorkHandler, WorkOutcome, WorkQueue};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -96,10 +102,18 @@ pub struct Delivery {
 }
 
 impl Delivery {
+    /// The id of a job incarnation's delivery of `task_type` to `subject_id`.
+    pub fn id_of(task_type: TaskType, job: &JobKey, subject_id: &str) -> String {
+        match task_type {
+            TaskType::BidRequest => format!("bid_request:{job}:{subject_id}"),
+            TaskType::BidWinner => format!("bid_winner:{job}"),
+        }
+    }
+
     /// The `bid_request` of `subject` for a closed or mixed job.
-    pub fn bid_request(bid_job_id: &str, subject_id: &str) -> Self {
+    pub fn bid_request(bid_job_id: &str, job: &JobKey, subject_id: &str) -> Self {
         Delivery {
-            delivery_id: format!("bid_request:{bid_job_id}:{subject_id}"),
+            delivery_id: Self::id_of(TaskType::BidRequest, job, subject_id),
             task_type: TaskType::BidRequest,
             bid_job_id: bid_job_id.to_owned(),
             subject_id: subject_id.to_owned(),
@@ -108,14 +122,19 @@ impl Delivery {
     }
 
     /// The `bid_winner` of a job's winner, with the evaluator's output.
-    pub fn bid_winner(bid_job_id: &str, winner: &str, evaluator_output: Value) -> Self {
+    pub fn bid_winner(job: &BidJob, winner: &str, evaluator_output: Value) -> Self {
         Delivery {
-            delivery_id: format!("bid_winner:{bid_job_id}"),
+            delivery_id: Self::id_of(TaskType::BidWinner, &JobKey::of(job), winner),
             task_type: TaskType::BidWinner,
-            bid_job_id: bid_job_id.to_owned(),
+            bid_job_id: job.bid_job_id.clone(),
             subject_id: winner.to_owned(),
             evaluator_output: Some(evaluator_output),
         }
+    }
+
+    /// Whether this delivery is for `job` as it is now, not for a deleted job whose id it has.
+    pub fn is_for(&self, job: &BidJob) -> bool {
+        self.delivery_id == Self::id_of(self.task_type, &JobKey::of(job), &self.subject_id)
     }
 
     pub fn body(&self) -> String {
@@ -125,6 +144,71 @@ impl Delivery {
     pub fn parse(body: &str) -> Result<Self, String> {
         serde_json::from_str(body.trim())
             .map_err(|e| format!("delivery message is malformed ({e}): {}", agora_hooks::truncate(body.trim())))
+    }
+}
+
+/// How many subjects one fan-out item names at most (and how many deliveries its handler queues
+/// in one batch): few items for the largest rosters, each far below a queue message's size limit
+/// for ids of a few dozen bytes.
+pub const FAN_OUT_SUBJECTS: usize = 500;
+
+/// A fan-out item: queue the `bid_request` of each of `subjects` for the job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BidRequests {
+    pub bid_job_id: String,
+    pub job_key: JobKey,
+    pub subjects: Vec<String>,
+}
+
+/// A fan-out item's body.
+#[derive(Serialize, Deserialize)]
+struct FanOut {
+    bid_requests: BidRequests,
+}
+
+impl BidRequests {
+    /// The fan-out items of `subjects` of `job`, as (key, body) for [`WorkQueue::send_batch`].
+    pub fn items(job: &BidJob, subjects: &[String]) -> Vec<(String, String)> {
+        let key = JobKey::of(job);
+        subjects
+            .chunks(FAN_OUT_SUBJECTS)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let item = FanOut {
+                    bid_requests: BidRequests { bid_job_id: job.bid_job_id.clone(), job_key: key.clone(), subjects: chunk.to_vec() },
+                };
+                (format!("bid_requests:{key}:{i}"), serde_json::to_string(&item).expect("fan-out items serialize"))
+            })
+            .collect()
+    }
+
+    /// The item a body holds, if it is a fan-out item.
+    fn parse(body: &str) -> Option<Result<BidRequests, String>> {
+        let value: Value = serde_json::from_str(body.trim()).ok()?;
+        value.get("bid_requests")?;
+        Some(serde_json::from_value::<FanOut>(value).map(|f| f.bid_requests).map_err(|e| format!("fan-out item is malformed ({e})")))
+    }
+
+    /// Queues each subject's `bid_request` delivery.
+    async fn queue(&self, deliveries: &dyn WorkQueue) -> Result<(), agora_ports::QueueError> {
+        let items: Vec<(String, String)> = self
+            .subjects
+            .iter()
+            .map(|s| Delivery::bid_request(&self.bid_job_id, &self.job_key, s))
+            .map(|d| (d.delivery_id.clone(), d.body()))
+            .collect();
+        deliveries.send_batch(&items).await
+    }
+}
+
+/// Queues the `bid_request` fan-out of `subjects` of `job` (see the module docs). A failure is
+/// logged: the job stands, and its subjects can find it by id or tag.
+pub(crate) async fn request_bids(deliveries: &dyn WorkQueue, job: &BidJob, subjects: &[String]) {
+    if subjects.is_empty() {
+        return;
+    }
+    if let Err(e) = deliveries.send_batch(&BidRequests::items(job, subjects)).await {
+        tracing::error!(bid_job_id = %job.bid_job_id, subjects = subjects.len(), error = %e, "bid_request fan-out not queued");
     }
 }
 
@@ -182,6 +266,9 @@ impl WorkHandler for DeliveryWork {
     /// holds the delivery (a dead worker's lease runs out, and this one makes it then); retry
     /// when the store failed.
     async fn handle(&self, body: &str) -> WorkOutcome {
+        if let Some(fan_out) = BidRequests::parse(body) {
+            return self.fan_out(fan_out).await;
+        }
         let delivery = match Delivery::parse(body) {
             Ok(d) => d,
             Err(reason) => {
@@ -203,6 +290,29 @@ impl WorkHandler for DeliveryWork {
     }
 }
 
+impl DeliveryWork {
+    /// Queues a fan-out item's deliveries on the deliverer's queue.
+    async fn fan_out(&self, item: Result<BidRequests, String>) -> WorkOutcome {
+        let item = match item {
+            Ok(item) => item,
+            Err(reason) => {
+                tracing::error!(%reason, "fan-out item dropped");
+                return WorkOutcome::Done;
+            }
+        };
+        let Some(deliveries) = self.deliverer.deliveries() else {
+            return WorkOutcome::Retry("no delivery queue to fan the bid_requests out to".into());
+        };
+        match item.queue(deliveries.as_ref()).await {
+            Ok(()) => {
+                tracing::info!(bid_job_id = %item.bid_job_id, subjects = item.subjects.len(), "bid_requests queued");
+                WorkOutcome::Done
+            }
+            Err(e) => WorkOutcome::Retry(format!("bid_requests not queued: {e}")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,11 +328,27 @@ mod tests {
 
     #[test]
     fn deliveries_round_trip() {
-        let d = Delivery::bid_winner("j", "s", json!({"status": "resolved"}));
-        assert_eq!(d.delivery_id, "bid_winner:j");
+        let job: BidJob = serde_json::from_value(json!({
+            "bid_job_id": "j", "bid_job_evaluator_id": "", "bid_job_creator_id": "c",
+            "bid_job_created_time": "2026-12-07T09:00:00.000001Z",
+        }))
+        .unwrap();
+        let key = JobKey::of(&job);
+        let d = Delivery::bid_winner(&job, "s", json!({"status": "resolved"}));
+        assert_eq!(d.delivery_id, format!("bid_winner:{key}"));
+        assert!(d.is_for(&job));
         assert_eq!(Delivery::parse(&d.body()), Ok(d));
-        let r = Delivery::bid_request("j", "s");
-        assert_eq!(r.delivery_id, "bid_request:j:s");
+        let r = Delivery::bid_request("j", &key, "s");
+        assert_eq!(r.delivery_id, format!("bid_request:{key}:s"));
+        assert!(r.is_for(&job));
+        let again = BidJob { bid_job_created_time: job.bid_job_created_time + chrono::Duration::seconds(1), ..job.clone() };
+        assert!(!r.is_for(&again), "a job created again under the id is another job");
+        let subjects: Vec<String> = (0..1_001).map(|i| format!("s{i}")).collect();
+        let items = BidRequests::items(&job, &subjects);
+        assert_eq!(items.len(), 3);
+        let parsed: Vec<BidRequests> = items.iter().map(|(_, b)| BidRequests::parse(b).unwrap().unwrap()).collect();
+        assert_eq!(parsed.iter().flat_map(|p| p.subjects.clone()).collect::<Vec<_>>(), subjects);
+        assert!(BidRequests::parse(&r.body()).is_none(), "a delivery is not a fan-out item");
         assert!(!r.body().contains("evaluator_output"));
         assert!(Delivery::parse("{}").is_err());
         assert_eq!(close_schedule_name("j"), "close-j");

@@ -4,6 +4,7 @@
 use agora_auth::Caller;
 use agora_filter::Filter;
 use agora_hooks::{Call, HookError, NoRemote, Remote};
+use agora_orcade_core::incarnation::JobKey;
 use agora_orcade_core::work::{close_request, close_schedule_name, evaluation_request, RESOLUTION_MARK};
 use agora_orcade_core::{
     orcade_hooks, Decision, Delivery, DeliveryOutcome, EvaluationOutcome, Orcade, OrcadeError, Ports, Settings, Stall, TagMatch, ORCADE_DB,
@@ -12,7 +13,7 @@ use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult, HookTarget, 
 use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, ScriptedDelegate, Sent};
 use agora_ports::{Clock, DelegateError, WorkHandler, WorkOutcome};
 use agora_store::memory::MemoryStore;
-use agora_store::{Change, Counted, DocStream, DocumentStore, Json, Page, StoreError};
+use agora_store::{Change, Counted, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -120,6 +121,10 @@ impl DocumentStore for YieldingStore {
             gate.release.await.unwrap();
         }
         self.0.insert_counted(docs, counter, limit).await
+    }
+    async fn delete_counted(&self, collection: &str, id: &str, counter: &str, limit: Option<i64>) -> Result<Uncounted, StoreError> {
+        tokio::task::yield_now().await;
+        self.0.delete_counted(collection, id, counter, limit).await
     }
     async fn increment(&self, counter: &str, by: i64) -> Result<i64, StoreError> {
         tokio::task::yield_now().await;
@@ -237,11 +242,35 @@ async fn results(f: &Flows, id: &str) -> Vec<BidTaskResult> {
 
 /// Runs every queued evaluation, then every queued delivery, until both queues are empty.
 /// Returns the work each queue was given.
+/// The deliveries queued since the last look, each job's `bid_request` fan-out items run through
+/// the delivery work (which queues their deliveries), so only the single deliveries are left.
+async fn deliveries(f: &Flows) -> Vec<Sent> {
+    let mut out = Vec::new();
+    loop {
+        let sent = f.deliveries.take();
+        if sent.is_empty() {
+            return out;
+        }
+        for w in sent {
+            if w.key.starts_with("bid_requests:") {
+                assert_eq!(f.orcade.delivery_work().handle(&w.body).await, WorkOutcome::Done, "{}", w.body);
+            } else {
+                out.push(w);
+            }
+        }
+    }
+}
+
+/// The job's incarnation, as its internal records are keyed.
+async fn key(f: &Flows, id: &str) -> JobKey {
+    JobKey::of(&job(f, id).await)
+}
+
 async fn drain(f: &Flows) -> (Vec<Sent>, Vec<Sent>) {
     let (mut evaluated, mut delivered) = (Vec::new(), Vec::new());
     loop {
         let evaluations = f.evaluations.take();
-        let deliveries = f.deliveries.take();
+        let deliveries = deliveries(f).await;
         if evaluations.is_empty() && deliveries.is_empty() {
             return (evaluated, delivered);
         }
@@ -262,11 +291,9 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
     let job_id = f.orcade.creator().create_job(&xchange_job(closed_job())).await.expect("created").bid_job_id;
 
     // One bid_request per roster subject, queued, not sent inline.
-    let requests = f.deliveries.take();
-    assert_eq!(
-        requests.iter().map(|s| s.key.as_str()).collect::<Vec<_>>(),
-        [format!("bid_request:{job_id}:t1"), format!("bid_request:{job_id}:t2"), format!("bid_request:{job_id}:t3")]
-    );
+    let requests = deliveries(&f).await;
+    let k = key(&f, &job_id).await;
+    assert_eq!(requests.iter().map(|s| s.key.as_str()).collect::<Vec<_>>(), ["t1", "t2", "t3"].map(|s| format!("bid_request:{k}:{s}")));
     assert!(f.delegate.calls().is_empty());
     for w in &requests {
         assert_eq!(f.orcade.delivery_work().handle(&w.body).await, WorkOutcome::Done);
@@ -303,9 +330,9 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
     assert!(matches!(&outcome, EvaluationOutcome::Resolved { winner_subject_id, .. } if winner_subject_id == "t2"), "{outcome:?}");
     let winners: Vec<_> = bids(&f, &job_id).await.into_iter().filter(|b| b.is_winner).map(|b| b.bid_subject_id).collect();
     assert_eq!(winners, ["t2"]);
-    let winner = f.deliveries.take();
+    let winner = deliveries(&f).await;
     assert_eq!(winner.len(), 1);
-    assert_eq!(winner[0].key, format!("bid_winner:{job_id}"));
+    assert_eq!(winner[0].key, format!("bid_winner:{}", key(&f, &job_id).await));
 
     // Delivered through the delegate; the result keeps the reply and the evaluator's output.
     assert_eq!(f.orcade.delivery_work().handle(&winner[0].body).await, WorkOutcome::Done);
@@ -327,7 +354,7 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
 
     // A duplicate request changes nothing.
     assert_eq!(f.orcade.evaluator().evaluate_job(&job_id).await.unwrap(), EvaluationOutcome::AlreadyEvaluated);
-    assert!(f.deliveries.take().is_empty());
+    assert!(deliveries(&f).await.is_empty());
     assert_eq!(results(&f, &job_id).await.len(), 4);
 }
 
@@ -335,7 +362,7 @@ async fn a_closed_job_runs_from_creation_to_the_winners_result() {
 async fn an_open_job_takes_applicants_until_full_then_closes_once() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&open_job(Some(3), None)).await.expect("created").bid_job_id;
-    assert!(f.deliveries.take().is_empty(), "an open job sends no bid_request");
+    assert!(deliveries(&f).await.is_empty(), "an open job sends no bid_request");
     assert!(f.schedules.made().is_empty(), "no time limit, no schedule");
     for (i, s) in ["a1", "a2", "a3"].into_iter().enumerate() {
         f.orcade.intake().submit_bid(&job_id, &bid(s, 100.0 - i as f64, 0.5)).await.expect(s);
@@ -416,7 +443,7 @@ async fn a_mixed_job_is_found_by_its_subjects_tags() {
     let mut other = closed_job();
     other["bid_job_tags"] = json!(["translation"]);
     f.orcade.creator().create_job(&other).await.expect("another");
-    assert_eq!(f.deliveries.take().len(), 6, "mixed jobs request bids as closed ones do");
+    assert_eq!(deliveries(&f).await.len(), 6, "mixed jobs request bids as closed ones do");
 
     let ids = |docs: Vec<Json>| docs.iter().map(|d| value(d)["bid_job_id"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
     let q = f.orcade.queries();
@@ -542,7 +569,7 @@ async fn a_pqt_that_fails_or_answers_malformed_refuses_the_bid_saying_so() {
 async fn no_valid_bids_marks_no_winner_and_sends_nothing() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&xchange_job(closed_job())).await.unwrap().bid_job_id;
-    f.deliveries.take();
+    deliveries(&f).await;
     for s in ["t1", "t2", "t3"] {
         assert!(matches!(f.orcade.intake().submit_bid(&job_id, &bid(s, 10.0, 0.1)).await, Err(OrcadeError::PqtRefused { .. })));
     }
@@ -606,7 +633,7 @@ async fn a_malformed_evaluator_is_recorded_and_a_slow_one_retried() {
         assert!(bids(&f, &id).await.iter().all(|b| !b.is_winner));
     }
     f.evaluations.take();
-    f.deliveries.take();
+    deliveries(&f).await;
 
     body["bid_job_evaluator_id"] = json!("https://hooks.example/eval-slow");
     let id = f.orcade.creator().create_job(&body).await.unwrap().bid_job_id;
@@ -653,7 +680,7 @@ async fn a_failed_delegate_call_is_stored_as_a_failure() {
 async fn duplicate_evaluation_and_delivery_requests_do_the_work_once() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
-    let requests = f.deliveries.take();
+    let requests = deliveries(&f).await;
     // Every bid_request delivered twice: one call, one result each.
     for w in requests.iter().chain(requests.iter()) {
         assert_eq!(f.orcade.delivery_work().handle(&w.body).await, WorkOutcome::Done);
@@ -663,7 +690,7 @@ async fn duplicate_evaluation_and_delivery_requests_do_the_work_once() {
     let again = Delivery::parse(&requests[0].body).unwrap();
     assert_eq!(f.orcade.deliverer().deliver(&again).await.unwrap(), DeliveryOutcome::AlreadyDelivered);
     // While another worker holds a delivery, it is retried later, not made twice.
-    let winner_delivery = Delivery::bid_winner(&job_id, "t1", json!({}));
+    let winner_delivery = Delivery::bid_winner(&job(&f, &job_id).await, "t1", json!({}));
     let claims = agora_store::claims::Claims::new(f.orcade.ports().store.clone());
     claims.take(&format!("deliver:{}", winner_delivery.delivery_id), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap();
     assert!(
@@ -682,7 +709,7 @@ async fn duplicate_evaluation_and_delivery_requests_do_the_work_once() {
     assert_eq!((a, b), (WorkOutcome::Done, WorkOutcome::Done));
     assert_eq!(work.handle(&body).await, WorkOutcome::Done);
     assert_eq!(bids(&f, &job_id).await.iter().filter(|b| b.is_winner).count(), 1);
-    let winner = f.deliveries.take();
+    let winner = deliveries(&f).await;
     assert_eq!(winner.len(), 1, "one bid_winner");
     let deliveries = f.orcade.delivery_work();
     let (x, y) = tokio::join!(deliveries.handle(&winner[0].body), deliveries.handle(&winner[0].body));
@@ -808,7 +835,11 @@ async fn the_repair_sweep_requests_lost_and_stalled_evaluations() {
     let gone = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
     f.orcade.closer().close_job(&gone, None).await.unwrap();
     let claims = agora_store::claims::Claims::new(store.clone());
-    claims.take(&format!("evaluate:{gone}"), f.clock.now(), Some(chrono::Duration::seconds(60))).await.unwrap().expect("taken");
+    claims
+        .take(&format!("evaluate:{}", key(&f, &gone).await), f.clock.now(), Some(chrono::Duration::seconds(60)))
+        .await
+        .unwrap()
+        .expect("taken");
     f.evaluations.take();
     assert!(f.orcade.repairer().repair_stalled_jobs().await.unwrap().is_empty(), "the evaluator is alive");
     assert_eq!(f.orcade.evaluator().evaluate_job(&gone).await.unwrap(), EvaluationOutcome::InProgress);
@@ -833,7 +864,7 @@ async fn a_recorded_decision_is_applied_as_recorded() {
         bid_id: t2.bid_id.clone(),
         evaluator_output: json!({"status": "resolved", "winner_subject_id": "t2"}),
     };
-    f.orcade.repo().record_decision(&job_id, &recorded, f.clock.now()).await.unwrap();
+    f.orcade.repo().record_decision(&job(&f, &job_id).await, &recorded, f.clock.now()).await.unwrap();
     let outcome = f.orcade.evaluator().evaluate_job(&job_id).await.unwrap();
     assert_eq!(outcome, EvaluationOutcome::Resolved { winner_subject_id: "t2".into(), bid_id: t2.bid_id });
     assert_eq!(f.orcade.queries().evaluation(&job_id).await.unwrap().unwrap().decision, recorded);
@@ -857,11 +888,11 @@ async fn the_repair_sweep_closes_a_job_whose_last_bid_died_before_the_close() {
         submission_time: f.clock.now(),
         is_winner: false,
     };
-    f.orcade.repo().insert_counted_bid(&crashed(&closed, "t3"), 1 << 40).await.unwrap();
-    // An open job's filling applicant died before the roster append and the close.
+    f.orcade.repo().insert_counted_bid(&crashed(&closed, "t3"), &key(&f, &closed).await, 1 << 40).await.unwrap();
+    // An open job's filling applicant died before the close.
     let open = f.orcade.creator().create_job(&open_job(Some(2), None)).await.unwrap().bid_job_id;
     f.orcade.intake().submit_bid(&open, &bid("a1", 10.0, 0.9)).await.unwrap();
-    f.orcade.repo().insert_counted_bid(&crashed(&open, "a2"), 2).await.unwrap();
+    f.orcade.repo().insert_counted_bid(&crashed(&open, "a2"), &key(&f, &open).await, 2).await.unwrap();
     // A job still waiting for bids is left open.
     let waiting = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
     f.orcade.intake().submit_bid(&waiting, &bid("t1", 10.0, 0.9)).await.unwrap();
@@ -880,31 +911,85 @@ async fn the_repair_sweep_closes_a_job_whose_last_bid_died_before_the_close() {
     assert!(f.orcade.repairer().repair_stalled_jobs().await.unwrap().is_empty());
 }
 
+/// An open job's applicants are its accepted bids: nothing rewrites the job per bid, its
+/// readers see them in the order they came, a withdrawn applicant gives its place back while
+/// the job is open, and the close writes the final roster into the job.
 #[tokio::test]
-async fn an_applicant_that_died_before_its_roster_append_is_put_back_by_the_evaluation_not_the_sweep() {
+async fn an_open_jobs_applicants_are_its_bids_until_the_close_writes_them() {
     let f = flows();
     let open = f.orcade.creator().create_job(&open_job(Some(3), None)).await.unwrap().bid_job_id;
-    f.orcade.intake().submit_bid(&open, &bid("a1", 10.0, 0.9)).await.unwrap();
-    // a2's bid is stored with its count; its process dies before the append.
-    let a2 = Bid {
-        bid_id: "bid-a2".into(),
-        bid_job_id: open.clone(),
-        bid_data: json!({"price_usd": 5.0}).as_object().unwrap().clone(),
-        bid_subject_id: "a2".into(),
-        submission_time: f.clock.now(),
-        is_winner: false,
+    let a1 = f.orcade.intake().submit_bid(&open, &bid("a1", 10.0, 0.9)).await.unwrap();
+    f.orcade.intake().submit_bid(&open, &bid("a2", 12.0, 0.9)).await.unwrap();
+    let seen = |f: &Flows| {
+        let (queries, open) = (f.orcade.queries().clone(), open.clone());
+        async move { value(&queries.job(&open).await.unwrap())["bid_job_subject_ids"].clone() }
     };
-    f.orcade.repo().insert_counted_bid(&a2, 3).await.unwrap();
-    // The job is not complete: a missing applicant may be a bid in flight, so the sweep leaves it.
-    assert!(f.orcade.repairer().repair_stalled_jobs().await.unwrap().is_empty());
-    assert_eq!(job(&f, &open).await.bid_job_subject_ids, ["a1"]);
-    // a3 fills it; the evaluation puts a2 back, and a2 wins.
+    let stored = f.orcade.repo().job(&open).await.unwrap().unwrap();
+    assert!(stored.bid_job_subject_ids.is_empty(), "the stored job is not rewritten per bid");
+    assert_eq!(seen(&f).await, json!(["a1", "a2"]));
+    let listed = f.orcade.queries().query_jobs(&json!({"bid_job_id": open})).await.unwrap();
+    assert_eq!(value(&listed[0])["bid_job_subject_ids"], json!(["a1", "a2"]));
+
+    // a1 withdraws while the job is open: its place is given back.
+    f.orcade.edits().delete_bid(&a1.bid_id, None).await.unwrap();
+    assert_eq!(seen(&f).await, json!(["a2"]));
     f.orcade.intake().submit_bid(&open, &bid("a3", 8.0, 0.9)).await.unwrap();
-    let (evaluated, _) = drain(&f).await;
-    assert_eq!(evaluated.len(), 1);
-    assert_eq!(job(&f, &open).await.bid_job_subject_ids, ["a1", "a3", "a2"]);
+    assert_eq!(job(&f, &open).await.bid_job_status, BidJobStatus::Open, "two of three places taken");
+    f.orcade.intake().submit_bid(&open, &bid("a4", 9.0, 0.9)).await.unwrap();
+    let closed = f.orcade.repo().job(&open).await.unwrap().unwrap();
+    assert_eq!(closed.bid_job_status, BidJobStatus::Closed);
+    assert_eq!(closed.bid_job_subject_ids, ["a2", "a3", "a4"], "the close writes the roster");
+    assert_eq!(seen(&f).await, json!(["a2", "a3", "a4"]));
+
+    // Closed, then evaluated: a bid can no longer be withdrawn, and says why.
+    let a2 = bids(&f, &open).await.into_iter().find(|b| b.bid_subject_id == "a2").unwrap();
+    let refused = |evaluated| OrcadeError::BidsFinal { bid_job_id: open.clone(), evaluated };
+    assert_eq!(f.orcade.edits().delete_bid(&a2.bid_id, None).await.unwrap_err(), refused(false));
+    drain(&f).await;
+    assert_eq!(f.orcade.edits().delete_bid(&a2.bid_id, None).await.unwrap_err(), refused(true));
+    assert_eq!(bids(&f, &open).await.len(), 3);
     let winners: Vec<_> = bids(&f, &open).await.into_iter().filter(|b| b.is_winner).map(|b| b.bid_subject_id).collect();
-    assert_eq!(winners, ["a2"]);
+    assert_eq!(winners, ["a3"]);
+}
+
+/// A job deleted and created again under its id starts clean: a bid that read the deleted one
+/// is refused or lands on the new one, never on the old; the old one's bids, results and
+/// evaluation are gone; the new one is requested, evaluated and delivered once.
+#[tokio::test]
+async fn a_job_created_again_under_a_deleted_ones_id_starts_clean() {
+    let f = flows();
+    let body = {
+        let mut b = closed_job();
+        b["bid_job_id"] = json!("reused");
+        b
+    };
+    f.orcade.creator().create_job(&body).await.unwrap();
+    for s in ["t1", "t2", "t3"] {
+        f.orcade.intake().submit_bid("reused", &bid(s, 10.0, 0.9)).await.unwrap();
+    }
+    drain(&f).await;
+    assert_eq!(results(&f, "reused").await.len(), 4, "three bid_requests and the bid_winner");
+    assert!(f.orcade.queries().evaluation("reused").await.unwrap().is_some());
+
+    f.orcade.edits().delete_job("reused", None).await.unwrap();
+    assert!(f.orcade.repo().bids_raw("reused").await.unwrap().is_empty());
+    assert!(f.orcade.repo().results_raw("reused").await.unwrap().is_empty());
+    assert_eq!(f.orcade.intake().submit_bid("reused", &bid("t1", 10.0, 0.9)).await.unwrap_err(), OrcadeError::UnknownJob("reused".into()));
+
+    f.clock.advance(chrono::Duration::seconds(1));
+    f.orcade.creator().create_job(&body).await.unwrap();
+    assert!(f.orcade.queries().evaluation("reused").await.unwrap().is_none());
+    assert!(f.orcade.queries().task_results_of("reused").await.unwrap().is_empty());
+    let (_, delivered) = drain(&f).await;
+    assert_eq!(delivered.len(), 3, "each member of the new job gets its bid_request");
+    for s in ["t1", "t2", "t3"] {
+        f.orcade.intake().submit_bid("reused", &bid(s, 20.0, 0.9)).await.unwrap();
+    }
+    let (evaluated, delivered) = drain(&f).await;
+    assert_eq!((evaluated.len(), delivered.len()), (1, 1), "evaluated once, one bid_winner");
+    let prices: Vec<f64> = bids(&f, "reused").await.iter().map(|b| b.bid_data["price_usd"].as_f64().unwrap()).collect();
+    assert_eq!(prices, [20.0, 20.0, 20.0], "only its own bids");
+    assert_eq!(results(&f, "reused").await.len(), 4);
 }
 
 /// With the caller known, a job is closed, changed or deleted only by its creator or an
@@ -980,7 +1065,7 @@ async fn edits_and_queries() {
     assert!(q.query_bids(&json!({"bid_job_id": job_id})).await.unwrap().is_empty(), "its bids went with it");
     assert_eq!(f.orcade.edits().delete_job(&job_id, None).await.unwrap_err(), OrcadeError::UnknownJob(job_id.clone()));
     // Its queued bid_requests find it gone.
-    let d = Delivery::parse(&f.deliveries.take()[0].body).unwrap();
+    let d = Delivery::parse(&deliveries(&f).await[0].body).unwrap();
     assert_eq!(f.orcade.deliverer().deliver(&d).await.unwrap(), DeliveryOutcome::JobGone);
 }
 
@@ -988,7 +1073,7 @@ async fn edits_and_queries() {
 async fn a_closed_job_s_roster_is_replaced_by_patch() {
     let f = flows();
     let job_id = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
-    f.deliveries.take();
+    deliveries(&f).await;
     f.orcade.intake().submit_bid(&job_id, &bid("t1", 10.0, 0.9)).await.unwrap();
     let edits = f.orcade.edits();
 
@@ -1004,7 +1089,10 @@ async fn a_closed_job_s_roster_is_replaced_by_patch() {
         value(&edits.patch_job(&job_id, &json!({"bid_job_subject_ids": ["t1", "t2", "t3", "t4"], "note": "x"}), None).await.unwrap());
     assert_eq!(patched["bid_job_subject_ids"], json!(["t1", "t2", "t3", "t4"]));
     assert_eq!(patched["note"], "x", "a field the job does not define is stored and read back");
-    assert_eq!(f.deliveries.take().iter().map(|s| s.key.as_str()).collect::<Vec<_>>(), [format!("bid_request:{job_id}:t4")]);
+    assert_eq!(
+        deliveries(&f).await.iter().map(|s| s.key.as_str()).collect::<Vec<_>>(),
+        [format!("bid_request:{}:t4", key(&f, &job_id).await)]
+    );
     f.orcade.intake().submit_bid(&job_id, &bid("t4", 12.0, 0.9)).await.unwrap();
     f.orcade.intake().submit_bid(&job_id, &bid("t2", 11.0, 0.9)).await.unwrap();
     assert_eq!(job(&f, &job_id).await.bid_job_status, BidJobStatus::Open, "t3 has not bid yet");

@@ -15,15 +15,20 @@
 //! 6. The store enforces the rest in the same write: one bid per subject (409), at most
 //!    `bid_job_max_subjects` accepted on an open job (409 full), none after the close
 //!    ([`crate::closing`]'s fence, 409 closed).
-//! 7. An accepted applicant joins the open job's roster; the bid that fills an open job, or that
-//!    completes a closed or mixed job's roster, closes the job, which requests the evaluation.
+//! 7. The bid that fills an open job, or that completes a closed or mixed job's roster, closes
+//!    the job, which requests the evaluation. (An open job's applicants are its accepted bids:
+//!    nothing else is written per bid, see [`crate::closing`].)
+//!
+//! A job deleted after the bid read it refuses the bid in the write that would store it (the
+//! delete fences its counter): 404; one deleted and created again under its id takes the bid
+//! instead (read again, once).
 
 use crate::closing::{on_file, Closing, FENCE};
 use crate::error::OrcadeError;
 use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
+use crate::incarnation::JobKey;
 use crate::ports::Clock;
 use crate::repo::Repo;
-use crate::roster::RosterAppends;
 use agora_orcade_schema::{new_id, parse_bid_request, Bid, BidJob, BidJobMode, BidJobStatus, Hook, HookTarget, PqtInput, PqtVerdict};
 use agora_store::{Counted, StoreError};
 use chrono::{DateTime, Utc};
@@ -35,23 +40,43 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone)]
 pub struct BidIntake {
     repo: Repo,
-    roster: RosterAppends,
     jobs: JobCache,
     hooks: OrcadeHooks,
     clock: Arc<dyn Clock>,
     closing: Closing,
 }
 
+/// What one attempt at a bid came to.
+enum Attempt {
+    Stored(Bid),
+    /// The job the attempt read was deleted and created again under its id: try this one.
+    JobRecreated(Arc<BidJob>),
+}
+
 impl BidIntake {
     pub fn new(repo: Repo, hooks: OrcadeHooks, clock: Arc<dyn Clock>, closing: Closing) -> Self {
-        Self { roster: RosterAppends::new(repo.clone()), jobs: JobCache::default(), repo, hooks, clock, closing }
+        Self { jobs: JobCache::default(), repo, hooks, clock, closing }
     }
 
     /// Takes one bid request for the job `bid_job_id` through §3; returns the stored bid.
     pub async fn submit_bid(&self, bid_job_id: &str, body: &Value) -> Result<Bid, OrcadeError> {
         let now = self.clock.now();
-        let mut job = self.job(bid_job_id, now).await?;
-        let mut bid = parse_bid_request(body, bid_job_id, &new_id(), now).map_err(OrcadeError::InvalidBid)?;
+        let job = self.job(bid_job_id, now).await?;
+        let bid = parse_bid_request(body, bid_job_id, &new_id(), now).map_err(OrcadeError::InvalidBid)?;
+        match self.attempt(job, bid.clone(), now).await? {
+            Attempt::Stored(bid) => Ok(bid),
+            // Once: a job deleted and created again twice within one bid's time is the client's
+            // race to settle.
+            Attempt::JobRecreated(job) => match self.attempt(job, bid, now).await? {
+                Attempt::Stored(bid) => Ok(bid),
+                Attempt::JobRecreated(job) => Err(OrcadeError::JobClosed(job.bid_job_id.clone())),
+            },
+        }
+    }
+
+    async fn attempt(&self, mut job: Arc<BidJob>, mut bid: Bid, now: DateTime<Utc>) -> Result<Attempt, OrcadeError> {
+        let bid_job_id = job.bid_job_id.clone();
+        let bid_job_id = bid_job_id.as_str();
         let subject = bid.bid_subject_id.clone();
         let fixed = job.bid_job_mode.has_fixed_roster();
         if fixed && !job.has_subject(&subject) {
@@ -65,7 +90,7 @@ impl BidIntake {
             return Err(closed_or_full(&job, job.bid_job_subject_ids.len() as i64));
         }
         if job.bid_job_mode == BidJobMode::Open && job.bid_job_closes_at.is_some_and(|at| at <= now) {
-            self.closing.close(bid_job_id, "bid_job_closes_at passed").await?;
+            self.closing.close(&job, "bid_job_closes_at passed").await?;
             return Err(OrcadeError::JobClosed(bid_job_id.to_owned()));
         }
         // A second bid is refused as such, before a remote PQT is asked about it. A builtin PQT
@@ -88,13 +113,11 @@ impl BidIntake {
         if !verdict.accepted {
             bid.reject(verdict.reason.clone());
         }
+        let key = JobKey::of(&job);
         let limit = if fixed { FENCE } else { job.bid_job_max_subjects.unwrap_or(FENCE) };
-        let count = match self.repo.insert_counted_bid(&bid, limit).await {
+        let count = match self.repo.insert_counted_bid(&bid, &key, limit).await {
             Ok(Counted::Stored(n)) => n,
-            Ok(Counted::Full) => {
-                let (accepted, _) = on_file(self.repo.store().counter(&crate::closing::bids_counter(bid_job_id)).await?);
-                return Err(closed_or_full(&job, accepted));
-            }
+            Ok(Counted::Full) => return self.refused_by_the_counter(&job, now).await,
             Err(StoreError::Duplicate { .. }) => return Err(already(&job, &subject)),
             Err(e) => return Err(e.into()),
         };
@@ -103,25 +126,34 @@ impl BidIntake {
         let (n, fenced) = on_file(count);
         if fixed {
             // Complete by the roster read: the store's roster decides (a PATCH may have grown it).
-            if !fenced
-                && n >= job.bid_job_subject_ids.len() as i64
-                && n >= self.fresh_job(bid_job_id, now).await?.bid_job_subject_ids.len() as i64
-            {
-                self.closing.close(bid_job_id, "every roster member has a bid on file").await?;
+            if !fenced && n >= job.bid_job_subject_ids.len() as i64 {
+                let fresh = self.fresh_job(bid_job_id, now).await?;
+                if JobKey::of(&fresh) == key && n >= fresh.bid_job_subject_ids.len() as i64 {
+                    self.closing.close(&fresh, "every roster member has a bid on file").await?;
+                }
             }
-        } else {
-            if !self.roster.append(bid_job_id, &subject).await? {
-                tracing::warn!(bid_job_id, subject = %subject, "applicant already on the roster, or the job is gone");
-            }
-            if !fenced && job.bid_job_max_subjects.is_some_and(|max| n >= max) {
-                self.closing.close(bid_job_id, "bid_job_max_subjects accepted").await?;
-            }
+        } else if !fenced && job.bid_job_max_subjects.is_some_and(|max| n >= max) {
+            self.closing.close(&job, "bid_job_max_subjects accepted").await?;
         }
-        if verdict.accepted {
-            Ok(bid)
-        } else {
-            Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: true })
+        if !verdict.accepted {
+            return Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: true });
         }
+        Ok(Attempt::Stored(bid))
+    }
+
+    /// Why the counter refused a bid on `job`, as read: the job is full or closed, or it was
+    /// deleted (404), or deleted and created again (try that one).
+    async fn refused_by_the_counter(&self, job: &BidJob, now: DateTime<Utc>) -> Result<Attempt, OrcadeError> {
+        let fresh = match self.repo.job(&job.bid_job_id).await? {
+            None => return Err(OrcadeError::UnknownJob(job.bid_job_id.clone())),
+            Some(fresh) => Arc::new(fresh),
+        };
+        self.jobs.put(&job.bid_job_id, fresh.clone(), now);
+        if JobKey::of(&fresh) != JobKey::of(job) {
+            return Ok(Attempt::JobRecreated(fresh));
+        }
+        let (accepted, _) = on_file(self.repo.store().counter(&crate::closing::bids_counter(&JobKey::of(job))).await?);
+        Err(closed_or_full(&fresh, accepted))
     }
 
     /// The job as read at most [`JOB_CACHE_TTL`] ago.
@@ -170,10 +202,11 @@ fn already(job: &BidJob, subject: &str) -> OrcadeError {
     OrcadeError::AlreadyBid { bid_job_id: job.bid_job_id.clone(), subject: subject.to_owned() }
 }
 
-/// How long a bid trusts a job it read: an open job's document holds its whole roster, which
-/// every bid would otherwise read again. What decides a bid does not go stale: the mode,
-/// `bid_job_max_subjects` and `bid_job_closes_at` cannot be changed, a job that closed meanwhile
-/// refuses the bid in the write that would store it (the fence), and a closed or mixed job's
+/// How long a bid trusts a job it read: a closed or mixed job's document holds its whole
+/// roster, which every bid would otherwise read again. What decides a bid does not go stale: the
+/// mode, `bid_job_max_subjects` and `bid_job_closes_at` cannot be changed, a job that closed or
+/// was deleted meanwhile refuses the bid in the write that would store it (the fence), and a
+/// closed or mixed job's
 /// roster, which a PATCH may replace, is read again before a bidder is refused as not on it and
 /// before the job closes as complete. A PATCH of the PQT or its parameters applies to bids from
 /// this long after it.

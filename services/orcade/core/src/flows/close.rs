@@ -34,7 +34,7 @@ impl Closer {
         if by.is_some_and(|caller| !caller.may_act_as(&job.bid_job_creator_id)) {
             return Err(OrcadeError::NotCreator { bid_job_id: bid_job_id.to_owned(), action: "close" });
         }
-        if job.bid_job_status == BidJobStatus::Closed || !self.closing.close(bid_job_id, "closed by its creator").await? {
+        if job.bid_job_status == BidJobStatus::Closed || !self.closing.close(&job, "closed by its creator").await? {
             return Err(OrcadeError::AlreadyClosed(bid_job_id.to_owned()));
         }
         self.repo.job(bid_job_id).await?.ok_or_else(unknown)
@@ -55,7 +55,7 @@ impl Closer {
         if !due {
             return Ok(false);
         }
-        self.closing.close(bid_job_id, "bid_job_closes_at passed").await
+        self.closing.close(&job, "bid_job_closes_at passed").await
     }
 
     /// Closes every open job whose `bid_job_closes_at` has passed, each once, and requests its
@@ -64,7 +64,7 @@ impl Closer {
     pub async fn close_due_jobs(&self) -> Result<Vec<String>, OrcadeError> {
         let mut closed = Vec::new();
         for job in self.repo.jobs_due(self.clock.now()).await? {
-            match self.closing.close(&job.bid_job_id, "bid_job_closes_at passed").await {
+            match self.closing.close(&job, "bid_job_closes_at passed").await {
                 Ok(true) => closed.push(job.bid_job_id),
                 Ok(false) => {}
                 Err(e) => tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "due job not closed; the next sweep tries again"),

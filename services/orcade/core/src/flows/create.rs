@@ -1,13 +1,14 @@
 //! Create a job (`POST /bid-jobs`, §3): parsed with the rules' catalogue, its hooks checked,
 //! stored; then a closed or mixed job's `bid_request` deliveries are queued (one per roster
-//! subject, on the delivery queue: the delegate is never called inline), and an open job with a
-//! time limit gets its one-shot close at `bid_job_closes_at`.
+//! subject, through a few fan-out items on the delivery queue, [`crate::work::BidRequests`]: the
+//! request's time does not grow with the roster, and the delegate is never called inline), and
+//! an open job with a time limit gets its one-shot close at `bid_job_closes_at`.
 
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
 use crate::ports::{Clock, OneShotSchedules, WorkQueue};
 use crate::repo::Repo;
-use crate::work::{close_request, close_schedule_name, Delivery};
+use crate::work::{close_request, close_schedule_name};
 use agora_orcade_rules::Catalogue;
 use agora_orcade_schema::{new_id, parse_create_request, BidJob};
 use agora_store::StoreError;
@@ -60,17 +61,10 @@ impl JobCreator {
         Err(OrcadeError::internal("could not generate an unused bid_job_id"))
     }
 
-    /// Queues one `bid_request` per roster subject of a closed or mixed job. A delivery the
-    /// queue refuses is logged: the job stands, and its subjects can find it by id or tag.
+    /// Queues one `bid_request` per roster subject of a closed or mixed job.
     async fn request_bids(&self, job: &BidJob) {
-        if !job.bid_job_mode.has_fixed_roster() {
-            return;
-        }
-        for subject in &job.bid_job_subject_ids {
-            let d = Delivery::bid_request(&job.bid_job_id, subject);
-            if let Err(e) = self.deliveries.send(&d.delivery_id, &d.body(), std::time::Duration::ZERO).await {
-                tracing::error!(bid_job_id = %job.bid_job_id, subject = %subject, error = %e, "bid_request not queued");
-            }
+        if job.bid_job_mode.has_fixed_roster() {
+            crate::work::request_bids(self.deliveries.as_ref(), job, &job.bid_job_subject_ids).await;
         }
     }
 

@@ -1,8 +1,11 @@
 //! Delivery (§5): one delegate round trip per [`Delivery`], from the delivery queue. The call is
 //! `submit-and-wait` with `{"subject_id", "session_id", "task_id", "task_data"}`, both ids the
-//! new `bid_task_result_id` of this call: the upstream delegate system waits for the subject's
-//! answer on a queue named by `session_id`, so every call needs one of its own (a job's id,
-//! shared by its roster's calls, would let one call take another's answer). Under the
+//! new `bid_task_result_id` of this delivery: the upstream delegate system waits for the
+//! subject's answer on a queue named by `session_id`, so every delivery needs one of its own (a
+//! job's id, shared by its roster's calls, would let one call take another's answer). The id is
+//! noted in the delivery's claim before the call: a worker that takes the claim over after its
+//! holder died (or could not store the answer) repeats the call with the same ids, marked a
+//! retry (`Agora-Retry: true`), so the delegate can recognise it by `task_id`. Under the
 //! delegate's time limit; its reply is stored
 //! verbatim as a `BidTaskResult`, a failure as `{"success": false, "error": "<what failed>"}`
 //! (every failure, transient or not: a delivery is made once, never repeated behind the
@@ -18,7 +21,7 @@ use crate::ports::{Clock, Delegate, DelegateRequest, NoListener, WorkQueue};
 use crate::repo::Repo;
 use crate::work::Delivery;
 use agora_orcade_schema::{new_id, BidJob, BidTaskResult, Entity, TaskType};
-use agora_store::claims::Claims;
+use agora_store::claims::{Claims, Lease};
 use agora_store::StoreError;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -47,6 +50,8 @@ pub struct Deliverer {
     clock: Arc<dyn Clock>,
     lease: chrono::Duration,
     resolutions: Arc<dyn WorkQueue>,
+    /// The delivery queue itself, where a fan-out item's deliveries go ([`crate::work::BidRequests`]).
+    deliveries: Option<Arc<dyn WorkQueue>>,
 }
 
 /// `task_data` of §5.
@@ -59,7 +64,19 @@ fn task_data(d: &Delivery, job: &BidJob) -> Value {
 
 impl Deliverer {
     pub fn new(repo: Repo, delegate: Arc<dyn Delegate>, clock: Arc<dyn Clock>, lease: chrono::Duration) -> Self {
-        Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease, resolutions: Arc::new(NoListener) }
+        let resolutions = Arc::new(NoListener);
+        Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease, resolutions, deliveries: None }
+    }
+
+    /// Queues a fan-out item's deliveries on `deliveries` (the queue this deliverer serves).
+    pub fn with_deliveries(mut self, deliveries: Arc<dyn WorkQueue>) -> Self {
+        self.deliveries = Some(deliveries);
+        self
+    }
+
+    /// Where a fan-out item's deliveries go, if this deliverer has the queue.
+    pub fn deliveries(&self) -> Option<&Arc<dyn WorkQueue>> {
+        self.deliveries.as_ref()
     }
 
     /// Sends the job's resolution event once its `bid_winner` result is stored, for a job that
@@ -102,27 +119,50 @@ impl Deliverer {
             return Ok((DeliveryOutcome::AlreadyDelivered, None));
         }
         let key = format!("deliver:{}", d.delivery_id);
-        if self.claims.take(&key, self.clock.now(), Some(self.lease)).await?.is_none() {
+        let Some(held) = self.claims.take(&key, self.clock.now(), Some(self.lease)).await? else {
             return Ok((DeliveryOutcome::InProgress, None));
+        };
+        let outcome = self.deliver_claimed(d, &held).await;
+        match &outcome {
+            // Another worker took the claim over meanwhile: it is theirs to give back.
+            Ok((DeliveryOutcome::InProgress, _)) => {}
+            Ok(_) => {
+                self.claims.release(&key).await?;
+            }
+            // The call may have been made and its answer not stored: the claim stays, with the
+            // call's ids it records, its lease run out now, so that the queue's retry takes it
+            // at once and repeats that same call (marked a retry).
+            Err(_) => {
+                if let Err(e) = self.claims.run_out(&key, self.clock.now()).await {
+                    tracing::warn!(delivery_id = %d.delivery_id, error = %e, "delivery claim not given back; its lease runs out");
+                }
+            }
         }
-        let outcome = self.deliver_claimed(d).await;
-        self.claims.release(&key).await?;
         outcome
     }
 
-    async fn deliver_claimed(&self, d: &Delivery) -> Result<(DeliveryOutcome, Option<BidJob>), OrcadeError> {
+    async fn deliver_claimed(&self, d: &Delivery, held: &Lease) -> Result<(DeliveryOutcome, Option<BidJob>), OrcadeError> {
         // Read again under the claim: a worker whose lease ran out may have finished.
         if self.repo.delivered(&d.delivery_id).await? {
             return Ok((DeliveryOutcome::AlreadyDelivered, None));
         }
-        let Some(job) = self.repo.job(&d.bid_job_id).await? else {
-            tracing::warn!(delivery_id = %d.delivery_id, "the bid job is gone; nothing delivered");
+        let Some(job) = self.repo.job(&d.bid_job_id).await?.filter(|job| d.is_for(job)) else {
+            tracing::warn!(delivery_id = %d.delivery_id, "the bid job is gone (or was created again under its id); nothing delivered");
             return Ok((DeliveryOutcome::JobGone, None));
         };
-        let result_id = new_id();
+        // One session per call (see the module docs): the result's id, new for this call, and
+        // recorded in the claim before it is made. A worker that finds an id recorded there
+        // repeats that call (an earlier holder died during it, or could not store its answer):
+        // the same task_id and session_id, marked a retry, for the delegate to recognise.
+        let Some((result_id, retry)) = self.claims.noted_or(held, "bid_task_result_id", new_id).await? else {
+            // Taken over meanwhile (this worker's lease ran out): the new holder calls.
+            return Ok((DeliveryOutcome::InProgress, None));
+        };
+        if retry {
+            tracing::info!(delivery_id = %d.delivery_id, bid_task_result_id = %result_id, "repeating a delegate call an earlier attempt began");
+        }
         let data = task_data(d, &job);
-        // One session per call (see the module docs): the result's id, new for this call.
-        let request = DelegateRequest { subject_id: &d.subject_id, session_id: &result_id, task_id: &result_id, task_data: &data };
+        let request = DelegateRequest { subject_id: &d.subject_id, session_id: &result_id, task_id: &result_id, task_data: &data, retry };
         let (task_result, error): (Map<String, Value>, Option<String>) = match self.delegate.submit_and_wait(&request).await {
             Ok(Value::Object(reply)) => (reply, None),
             Ok(other) => {

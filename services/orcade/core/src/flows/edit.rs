@@ -13,20 +13,28 @@
 //! creator or an operator, a bid only by its subject or an operator (`None`: authentication is
 //! off, and anyone who knows the id may).
 //!
-//! Deleting a job deletes its bids too (they cannot be reached or evaluated without it); its
-//! task results stay, as the audit record of what was sent.
+//! Deleting a job fences its bid counter first (a bid that read the job before is refused in the
+//! write that would store it), then deletes everything that is its (bids, task results,
+//! evaluation record and claims), then the job, so that a job created again under the id starts
+//! clean (each record is keyed by the job's incarnation anyway, [`crate::incarnation`]).
+//!
+//! Withdrawing a bid (`DELETE /bids/{id}`) deletes it and lowers its job's count in one atomic
+//! write, refused once the job is fenced: while the job is open the place is given back (an
+//! open job's roster is its bids, so the applicant leaves it too; a closed or mixed job waits
+//! for that member's bid again); once closed or evaluated, 409 saying which. A bid whose job is
+//! gone is simply deleted.
 
-use crate::closing::{bids_counter, on_file, Closing};
+use crate::closing::{bids_counter, on_file, Closing, FENCE};
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
+use crate::incarnation::JobKey;
 use crate::ports::WorkQueue;
 use crate::repo::{decode, Repo};
-use crate::work::Delivery;
 use agora_auth::Caller;
 use agora_filter::Filter;
 use agora_orcade_rules::Catalogue;
 use agora_orcade_schema::{parse_bid_job_patch, parse_bid_patch, Bid, BidJob, BidJobStatus, FieldError, ValidationErrors};
-use agora_store::{Change, Json};
+use agora_store::{Change, Json, Uncounted};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -98,15 +106,11 @@ impl Edits {
             };
         }
         tracing::info!(bid_job_id = %id, members = roster.len(), "roster replaced");
-        for subject in roster.iter().filter(|s| !job.has_subject(s)) {
-            let d = Delivery::bid_request(id, subject);
-            if let Err(e) = self.deliveries.send(&d.delivery_id, &d.body(), std::time::Duration::ZERO).await {
-                tracing::error!(bid_job_id = %id, subject = %subject, error = %e, "bid_request not queued");
-            }
-        }
-        let (n, _) = on_file(self.repo.store().counter(&bids_counter(id)).await?);
+        let new_members: Vec<String> = roster.iter().filter(|s| !job.has_subject(s)).cloned().collect();
+        crate::work::request_bids(self.deliveries.as_ref(), job, &new_members).await;
+        let (n, _) = on_file(self.repo.store().counter(&bids_counter(&JobKey::of(job))).await?);
         if n >= roster.len() as i64 {
-            self.closing.close(id, "every member of the new roster has a bid on file").await?;
+            self.closing.close(job, "every member of the new roster has a bid on file").await?;
         }
         Ok(())
     }
@@ -124,32 +128,41 @@ impl Edits {
         self.repo.bid_raw(id).await?.ok_or_else(unknown)
     }
 
-    /// `DELETE /bid-jobs/{id}`: the job and its bids.
+    /// `DELETE /bid-jobs/{id}`: the job and everything that is its (see the module docs).
     pub async fn delete_job(&self, id: &str, by: Option<&Caller>) -> Result<(), OrcadeError> {
-        if by.is_some() {
-            let job = self.repo.job(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))?;
-            creator_only(&job, by, "delete")?;
-        }
-        if !self.repo.delete_job(id).await? {
+        let job = self.repo.job(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))?;
+        creator_only(&job, by, "delete")?;
+        // The fence first: from here on no bid of it is stored or withdrawn. Then what is its,
+        // and the job last, so that a delete cut short leaves the job to be deleted again (its
+        // id cannot be taken by a new job while the old one's bids are still on file).
+        self.repo.store().increment(&bids_counter(&JobKey::of(&job)), FENCE).await?;
+        self.repo.remove_job_records(&job).await?;
+        if !self.repo.delete_job(&job).await? {
             return Err(OrcadeError::UnknownJob(id.to_owned()));
         }
-        for bid in crate::repo::decode_all::<Bid>(&self.repo.bids_raw(id).await?)? {
-            self.repo.delete_bid(&bid.bid_id).await?;
-        }
-        tracing::info!(bid_job_id = id, "bid job deleted, with its bids");
+        tracing::info!(bid_job_id = id, "bid job deleted, with its bids, results and records");
         Ok(())
     }
 
-    /// `DELETE /bids/{id}`.
+    /// `DELETE /bids/{id}`: the bid withdrawn (see the module docs).
     pub async fn delete_bid(&self, id: &str, by: Option<&Caller>) -> Result<(), OrcadeError> {
-        if by.is_some() {
-            let bid: Bid = self.repo.bid(id).await?.ok_or_else(|| OrcadeError::UnknownBid(id.to_owned()))?;
-            bidder_only(&bid, by, "delete")?;
+        let unknown = || OrcadeError::UnknownBid(id.to_owned());
+        let bid: Bid = self.repo.bid(id).await?.ok_or_else(unknown)?;
+        bidder_only(&bid, by, "delete")?;
+        let Some(job) = self.repo.job(&bid.bid_job_id).await? else {
+            return if self.repo.delete_bid(id).await? { Ok(()) } else { Err(unknown()) };
+        };
+        match self.repo.withdraw_bid(id, &JobKey::of(&job)).await? {
+            Uncounted::Deleted(_) => {
+                tracing::info!(bid_job_id = %job.bid_job_id, bid_id = id, subject = %bid.bid_subject_id, "bid withdrawn");
+                Ok(())
+            }
+            Uncounted::Missing => Err(unknown()),
+            Uncounted::Full => {
+                let evaluated = self.repo.evaluation(&job).await?.is_some();
+                Err(OrcadeError::BidsFinal { bid_job_id: job.bid_job_id.clone(), evaluated })
+            }
         }
-        if !self.repo.delete_bid(id).await? {
-            return Err(OrcadeError::UnknownBid(id.to_owned()));
-        }
-        Ok(())
     }
 }
 

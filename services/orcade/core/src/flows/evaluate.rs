@@ -17,10 +17,11 @@
 use crate::closing::{evaluate_claim, Closing};
 use crate::error::OrcadeError;
 use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
+use crate::incarnation::JobKey;
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::{Decision, Repo};
 use crate::work::Delivery;
-use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus, Evaluation, EvaluatorInput, Hook};
+use agora_orcade_schema::{BidJob, BidJobStatus, Evaluation, EvaluatorInput, Hook};
 use agora_store::claims::Claims;
 use std::sync::Arc;
 
@@ -90,20 +91,21 @@ impl Evaluator {
 
     /// Evaluates a closed job. Safe to call twice, or twice at once.
     pub async fn evaluate_job(&self, bid_job_id: &str) -> Result<EvaluationOutcome, OrcadeError> {
-        match self.repo.job(bid_job_id).await? {
+        // Closed, its bids fenced (and an open-mode job's final roster written, in the close).
+        let job = match self.repo.job(bid_job_id).await? {
             None => return Ok(EvaluationOutcome::UnknownJob),
             Some(job) if job.bid_job_status == BidJobStatus::Open => return Ok(EvaluationOutcome::NotClosed),
-            Some(_) => {}
-        }
-        if self.repo.evaluation(bid_job_id).await?.is_some_and(|r| r.applied()) {
+            Some(job) => job,
+        };
+        if self.repo.evaluation(&job).await?.is_some_and(|r| r.applied()) {
             return Ok(EvaluationOutcome::AlreadyEvaluated);
         }
-        let key = evaluate_claim(bid_job_id);
+        let key = evaluate_claim(&JobKey::of(&job));
         let Some(held) = self.claims.take(&key, self.clock.now(), Some(self.lease)).await? else {
             return Ok(EvaluationOutcome::InProgress);
         };
         // Its lease renewed while it works: a crashed evaluator blocks the job for one lease.
-        let outcome = self.claims.while_held(&held, self.lease, || self.clock.now(), self.evaluate_claimed(bid_job_id)).await;
+        let outcome = self.claims.while_held(&held, self.lease, || self.clock.now(), self.evaluate_claimed(&job)).await;
         if !matches!(
             outcome,
             Ok(EvaluationOutcome::Resolved { .. }
@@ -118,21 +120,20 @@ impl Evaluator {
         outcome
     }
 
-    async fn evaluate_claimed(&self, id: &str) -> Result<EvaluationOutcome, OrcadeError> {
+    async fn evaluate_claimed(&self, job: &BidJob) -> Result<EvaluationOutcome, OrcadeError> {
         // Read again under the claim: an evaluator whose lease ran out may have finished.
-        let record = match self.repo.evaluation(id).await? {
+        let record = match self.repo.evaluation(job).await? {
             Some(r) if r.applied() => return Ok(EvaluationOutcome::AlreadyEvaluated),
             Some(r) => r,
             None => {
-                let Some(job) = self.repo.job(id).await? else { return Ok(EvaluationOutcome::UnknownJob) };
-                let decision = match self.decide(&job).await? {
+                let decision = match self.decide(job).await? {
                     Ok(decision) => decision,
                     Err(retry) => return Ok(EvaluationOutcome::Retry(retry)),
                 };
-                self.repo.record_decision(id, &decision, self.clock.now()).await?
+                self.repo.record_decision(job, &decision, self.clock.now()).await?
             }
         };
-        self.apply(id, &record.decision).await
+        self.apply(job, &record.decision).await
     }
 
     /// Runs the evaluator on the accepted bids. `Err(reason)`: a transient failure, retry.
@@ -157,23 +158,14 @@ impl Evaluator {
     }
 
     /// Applies a recorded decision, idempotently, then marks it applied.
-    async fn apply(&self, id: &str, decision: &Decision) -> Result<EvaluationOutcome, OrcadeError> {
-        // A job requested by the repair sweep is closed already; this only makes sure of it.
-        self.closing.fence(id).await?;
-        self.repo.close_job(id).await?;
-        let job = self.repo.job(id).await?;
-        // Closed and fenced: an accepted applicant missing from an open job's roster now is one
-        // whose process died before its append.
-        if let Some(job) = job.as_ref().filter(|j| j.bid_job_mode == BidJobMode::Open) {
-            let (on_file, _) = crate::closing::on_file(self.repo.store().counter(&crate::closing::bids_counter(id)).await?);
-            if (job.bid_job_subject_ids.len() as i64) < on_file {
-                self.repo.mend_open_roster(job).await?;
-            }
-        }
+    async fn apply(&self, job: &BidJob, decision: &Decision) -> Result<EvaluationOutcome, OrcadeError> {
+        let id = job.bid_job_id.as_str();
+        // Every closer fenced before the close; this only makes sure of it.
+        self.closing.fence(&JobKey::of(job)).await?;
         let outcome = match decision {
             Decision::Winner { winner_subject_id, bid_id, evaluator_output } => {
                 self.repo.mark_winner(bid_id).await?;
-                let d = Delivery::bid_winner(id, winner_subject_id, evaluator_output.clone());
+                let d = Delivery::bid_winner(job, winner_subject_id, evaluator_output.clone());
                 self.deliveries
                     .send(&d.delivery_id, &d.body(), std::time::Duration::ZERO)
                     .await
@@ -190,10 +182,10 @@ impl Evaluator {
                 EvaluationOutcome::Failed { error: error.clone() }
             }
         };
-        if let Some(job) = job.as_ref().filter(|_| !matches!(decision, Decision::Winner { .. })) {
+        if !matches!(decision, Decision::Winner { .. }) {
             crate::work::announce_resolution(self.resolutions.as_ref(), job).await;
         }
-        self.repo.mark_applied(id).await?;
+        self.repo.mark_applied(job).await?;
         if let Err(e) = self.repo.clear_pending(id).await {
             // The repair sweep finds the evaluation applied and clears the mark.
             tracing::warn!(bid_job_id = id, error = %e, "pending mark of an evaluated job not cleared");

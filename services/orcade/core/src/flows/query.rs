@@ -1,12 +1,17 @@
 //! The read routes (§3): documents are answered as stored (JSON text), never decoded and
-//! encoded again. The flow needs the store alone.
+//! encoded again, but for an open-mode job still open, whose `bid_job_subject_ids` is filled
+//! in from its accepted bids, in the order they were stored (its applicants are its bids until
+//! the close writes them into it, see [`crate::closing`]). The flow needs the store alone.
 
 use crate::error::OrcadeError;
-use crate::repo::{EvaluationRecord, Repo};
+use crate::repo::{decode, EvaluationRecord, Repo};
 use agora_filter::Filter;
 use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS};
-use agora_store::{DocStream, Json, Page};
-use serde_json::{json, Value};
+use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus};
+use agora_store::{to_json, DocStream, Json, Page};
+use futures::{StreamExt, TryStreamExt};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
 
 /// How `GET /bid-jobs/by-tags` matches: every tag (`all`, the default) or any of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,12 +50,21 @@ impl Queries {
 
     /// `GET /bid-jobs/{id}`.
     pub async fn job(&self, id: &str) -> Result<Json, OrcadeError> {
-        self.repo.job_raw(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))
+        let doc = self.repo.job_raw(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))?;
+        with_applicants(&self.repo, doc).await
     }
 
     /// `POST /bid-jobs/query`.
     pub async fn query_jobs(&self, filter: &Value) -> Result<Vec<Json>, OrcadeError> {
-        self.query(BID_JOBS, filter).await
+        self.with_applicants(self.query(BID_JOBS, filter).await?).await
+    }
+
+    async fn with_applicants(&self, docs: Vec<Json>) -> Result<Vec<Json>, OrcadeError> {
+        let mut out = Vec::with_capacity(docs.len());
+        for doc in docs {
+            out.push(with_applicants(&self.repo, doc).await?);
+        }
+        Ok(out)
     }
 
     /// `POST /bids/query`.
@@ -66,7 +80,18 @@ impl Queries {
     /// `POST /bid-jobs/query?limit=&skip=`, streamed: the `page` of the matches as the store
     /// reads them, a batch at a time (the route writes them as they come).
     pub async fn stream_jobs(&self, filter: &Value, page: Page) -> Result<DocStream, OrcadeError> {
-        self.stream(BID_JOBS, filter, page).await
+        let repo = self.repo.clone();
+        let jobs = self.stream(BID_JOBS, filter, page).await?;
+        Ok(jobs
+            .and_then(move |doc| {
+                let repo = repo.clone();
+                async move {
+                    with_applicants(&repo, doc)
+                        .await
+                        .map_err(|e| agora_store::StoreError::Backend(format!("an open job's applicants could not be read: {e}")))
+                }
+            })
+            .boxed())
     }
 
     /// `POST /bids/query?limit=&skip=`, streamed.
@@ -101,13 +126,18 @@ impl Queries {
             TagMatch::Any => Filter::must(json!({"bid_job_tags": {"$in": tags}})),
             TagMatch::All => tags.iter().fold(Filter::all(), |f, t| f.and(Filter::must(json!({"bid_job_tags": t})))),
         };
-        self.repo.find(BID_JOBS, &filter).await
+        self.with_applicants(self.repo.find(BID_JOBS, &filter).await?).await
     }
 
     /// `GET /bid-jobs/{id}/bids`.
     pub async fn bids_of(&self, job_id: &str) -> Result<Vec<Json>, OrcadeError> {
-        self.job(job_id).await?;
+        self.known(job_id).await?;
         self.repo.bids_raw(job_id).await
+    }
+
+    /// 404 unless the job exists.
+    async fn known(&self, job_id: &str) -> Result<(), OrcadeError> {
+        self.repo.job_raw(job_id).await?.map(|_| ()).ok_or_else(|| OrcadeError::UnknownJob(job_id.to_owned()))
     }
 
     /// `GET /bids/{id}`.
@@ -117,14 +147,34 @@ impl Queries {
 
     /// `GET /bid-jobs/{id}/task-results`.
     pub async fn task_results_of(&self, job_id: &str) -> Result<Vec<Json>, OrcadeError> {
-        self.job(job_id).await?;
+        self.known(job_id).await?;
         self.repo.results_raw(job_id).await
     }
 
     /// The job's evaluation record, once decided (`None` before): the decision, including a
     /// failed evaluation's error, which no §2 entity holds.
     pub async fn evaluation(&self, job_id: &str) -> Result<Option<EvaluationRecord>, OrcadeError> {
-        self.job(job_id).await?;
-        self.repo.evaluation(job_id).await
+        let job: BidJob = self.repo.job(job_id).await?.ok_or_else(|| OrcadeError::UnknownJob(job_id.to_owned()))?;
+        self.repo.evaluation(&job).await
     }
+}
+
+/// A job document as its readers see it: an open-mode job still open with its applicants in
+/// `bid_job_subject_ids` (see the module docs); any other document as stored.
+async fn with_applicants(repo: &Repo, doc: Json) -> Result<Json, OrcadeError> {
+    #[derive(Deserialize)]
+    struct Shape {
+        bid_job_id: String,
+        #[serde(default)]
+        bid_job_mode: Option<BidJobMode>,
+        #[serde(default)]
+        bid_job_status: Option<BidJobStatus>,
+    }
+    let Ok(shape) = serde_json::from_str::<Shape>(doc.get()) else { return Ok(doc) };
+    if shape.bid_job_mode != Some(BidJobMode::Open) || shape.bid_job_status != Some(BidJobStatus::Open) {
+        return Ok(doc);
+    }
+    let mut fields: Map<String, Value> = decode(&doc)?;
+    fields.insert("bid_job_subject_ids".into(), json!(repo.open_roster(&shape.bid_job_id).await?));
+    Ok(to_json(&fields))
 }

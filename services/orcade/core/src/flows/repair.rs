@@ -3,10 +3,9 @@
 //! nor queued, so that no crash leaves a job open or unevaluated for ever:
 //!
 //! - **never closed**: the bid that completed a closed or mixed job's roster, or filled an open
-//!   job, was stored (with its count) but its process died before the close. The count says so:
-//!   the sweep closes the job, which requests the evaluation, after putting back on an open
-//!   job's roster any accepted applicant whose process died between its bid and the roster's
-//!   append (the evaluation does the same for a job that closed otherwise);
+//!   job, was stored (with its count) but its process died before the close; or a closer died
+//!   between the fence and the close (the counter is fenced, the job open). The count says so:
+//!   the sweep closes the job, which requests the evaluation;
 //!
 //! - **never requested**: the job is closed but no request was recorded (the closer died
 //!   between the close and the queue);
@@ -21,6 +20,7 @@
 
 use crate::closing::{bids_counter, evaluate_claim, on_file, request_claim, Closing};
 use crate::error::OrcadeError;
+use crate::incarnation::JobKey;
 use crate::ports::Clock;
 use crate::repo::Repo;
 use agora_orcade_schema::{BidJob, BidJobMode, BidJobStatus};
@@ -77,11 +77,13 @@ impl Repairer {
     }
 
     /// Closes an open job whose bids on file complete it (the roster of a closed or mixed job,
-    /// `bid_job_max_subjects` of an open one); first mends an open job's roster.
+    /// `bid_job_max_subjects` of an open one), or whose closer died after the fence.
     async fn close_if_complete(&self, job: &BidJob) -> Result<bool, OrcadeError> {
-        let id = &job.bid_job_id;
-        let (n, fenced) = on_file(self.repo.store().counter(&bids_counter(id)).await?);
-        if fenced || n == 0 {
+        let (n, fenced) = on_file(self.repo.store().counter(&bids_counter(&JobKey::of(job))).await?);
+        if fenced {
+            return self.closing.close(job, "repair: its closer died after fencing its bids").await;
+        }
+        if n == 0 {
             return Ok(false);
         }
         let complete = match job.bid_job_mode {
@@ -89,49 +91,46 @@ impl Repairer {
             BidJobMode::Closed | BidJobMode::Mixed => n >= job.bid_job_subject_ids.len() as i64,
         };
         if !complete {
-            // Bids still in flight may be ahead of the roster: nothing to mend yet.
             return Ok(false);
         }
-        if job.bid_job_mode == BidJobMode::Open && (job.bid_job_subject_ids.len() as i64) < n {
-            self.repo.mend_open_roster(job).await?;
-        }
-        self.closing.close(id, "repair: its bids on file complete it").await
+        self.closing.close(job, "repair: its bids on file complete it").await
     }
 
     /// A job marked pending: cleared when its evaluation is applied or it is gone, passed over
     /// while open (closing right now, or its closer died before the close: the close sweeps
     /// and the repair of open jobs see to it), else repaired if stalled.
     async fn repair_pending(&self, id: &str) -> Result<Option<Stall>, OrcadeError> {
-        let gone = match self.repo.job(id).await? {
-            None => true,
-            Some(job) if job.bid_job_status == BidJobStatus::Open => return Ok(None),
-            Some(_) => self.repo.evaluation(id).await?.is_some_and(|r| r.applied()),
-        };
-        if gone {
-            self.repo.clear_pending(id).await?;
-            return Ok(None);
+        if let Some(job) = self.repo.job(id).await? {
+            if job.bid_job_status == BidJobStatus::Open {
+                return Ok(None);
+            }
+            if !self.repo.evaluation(&job).await?.is_some_and(|r| r.applied()) {
+                return self.repair(&job).await;
+            }
         }
-        self.repair(id).await
+        self.repo.clear_pending(id).await?;
+        Ok(None)
     }
 
-    async fn repair(&self, id: &str) -> Result<Option<Stall>, OrcadeError> {
+    async fn repair(&self, job: &BidJob) -> Result<Option<Stall>, OrcadeError> {
         let claims = self.closing.claims();
         let now = self.clock.now();
-        let stall = match claims.state(&evaluate_claim(id), now).await? {
+        let key = JobKey::of(job);
+        let stall = match claims.state(&evaluate_claim(&key), now).await? {
             ClaimState::Live | ClaimState::Settled => return Ok(None),
             ClaimState::Expired => Stall::EvaluatorGone,
-            ClaimState::Free => match claims.state(&request_claim(id), now).await? {
+            ClaimState::Free => match claims.state(&request_claim(&key), now).await? {
                 ClaimState::Live | ClaimState::Settled => return Ok(None),
                 ClaimState::Expired => Stall::RequestLost,
                 ClaimState::Free => Stall::NeverRequested,
             },
         };
         // One repair per lease, however many sweeps run at once.
-        if claims.claim(&format!("repair:{id}"), now, Some(self.closing.leases().claim)).await? == Claim::Held {
+        if claims.claim(&format!("repair:{key}"), now, Some(self.closing.leases().claim)).await? == Claim::Held {
             return Ok(None);
         }
-        self.closing.fence(id).await?;
-        self.closing.request(id).await?;
+        self.closing.fence(&key).await?;
+        self.closing.request(job).await?;
         Ok(Some(stall))
     }
 }

@@ -97,6 +97,13 @@ async fn every_sdk_call_answers_in_the_envelope() {
     let patched = read_ok("update job", patch(&server, &path, &json!({"bid_job_name.fr": "Traduire"})).await, 200);
     assert_eq!(patched["bid_job_name"], json!({"en": "Translate Q3 report", "fr": "Traduire"}));
 
+    // A bid is withdrawn while its job is open (once the job is closed, its bids are final:
+    // 409), and its subject may bid again.
+    let deleted = read_ok("delete bid", server.send(Method::DELETE, &format!("/bids/{bid_id}"), None).await, 200);
+    assert_eq!(deleted, json!({"deleted": true}));
+    let again = read_ok("submit bid again", server.post(&bid_path, &bid("sdk-a", 30.0, 0.9)).await, 201);
+    let bid_id = again["bid_id"].as_str().expect("bid_id").to_owned();
+
     assert_eq!(submit(&server, &id, &bid("sdk-b", 20.0, 0.95)).await.0, 201);
     assert_eq!(winner_of(&server, &id).await, "sdk-b");
     results_of(&server, &id, "bid_request", 2).await;
@@ -110,8 +117,9 @@ async fn every_sdk_call_answers_in_the_envelope() {
     );
     assert_eq!(winners.as_array().map(|a| a.iter().map(|r| r["bid_subject_id"].clone()).collect::<Vec<_>>()), Some(vec![json!("sdk-b")]));
 
-    let deleted = read_ok("delete bid", server.send(Method::DELETE, &format!("/bids/{bid_id}"), None).await, 200);
-    assert_eq!(deleted, json!({"deleted": true}));
+    let refused =
+        read_error("withdraw a bid of an evaluated job", server.send(Method::DELETE, &format!("/bids/{bid_id}"), None).await, 409);
+    assert!(refused.contains("evaluated"), "{refused}");
     let deleted = read_ok("delete job", server.send(Method::DELETE, &path, None).await, 200);
     assert_eq!(deleted, json!({"deleted": true}));
     read_error("get a deleted job", server.get(&path).await, 404);

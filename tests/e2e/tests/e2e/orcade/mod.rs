@@ -8,6 +8,7 @@ mod concurrency;
 mod crash;
 mod flow;
 mod input_keys;
+mod lifecycle;
 mod round_trips;
 mod routes;
 

@@ -105,11 +105,13 @@ async fn round_trips_per_bid_on_mongodb() {
     // A bid on a closed job: the bid with its count in one transaction (findAndModify, insert,
     // commitTransaction); the job comes from the bid flow's cache, and with a builtin PQT there
     // is no lookup of the subject's earlier bid (the unique index refuses a second one in that
-    // write). An open job's bid adds the roster's append (update). The bid that closes a job adds the pending mark (insert),
-    // the close (update), the fence (findAndModify, unread: the close's winner fences first) and
-    // the request's record (insert); a closed job's last bid also reads the job again (find),
-    // whose roster a PATCH may have replaced since the cache read it.
-    assert_eq!(trips, Trips { open: 4, open_filling: 8, closed: 3, closing: 8 });
+    // write). An open job's bid costs the same: its applicants are its bids, nothing else is
+    // written. The bid that closes a job adds the pending mark (insert), the fence
+    // (findAndModify, unread: every closer fences first), the close (update) and the request's
+    // record (insert); an open job's filling bid reads its applicants (find) for the roster the
+    // close writes, a closed job's last bid reads the job again (find), whose roster a PATCH may
+    // have replaced since the cache read it.
+    assert_eq!(trips, Trips { open: 3, open_filling: 8, closed: 3, closing: 8 });
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -141,9 +143,10 @@ async fn round_trips_per_bid_on_dynamodb() {
     let _ = store.delete_table().await;
     // A bid on a closed job: one TransactWriteItems (the bid, its unique pair's marker, its
     // count) and the count read back; the job comes from the cache, and with a builtin PQT there
-    // is no lookup of the subject's earlier bid. An open job's bid adds the roster's append (the job read again and put). The
-    // bid that closes a job adds the pending mark (put), the close (get, conditional put), the
-    // fence (UpdateItem, unread) and the request's record (put); a closed job's last bid also
-    // reads the job again (get), whose roster a PATCH may have replaced since the cache read it.
-    assert_eq!(trips, Trips { open: 4, open_filling: 9, closed: 2, closing: 8 });
+    // is no lookup of the subject's earlier bid. An open job's bid costs the same. The bid that
+    // closes a job adds the pending mark (put), the fence (UpdateItem, unread), the close (get,
+    // conditional put) and the request's record (put); an open job's filling bid reads its
+    // applicants (query) for the roster the close writes, a closed job's last bid reads the job
+    // again (get), whose roster a PATCH may have replaced since the cache read it.
+    assert_eq!(trips, Trips { open: 2, open_filling: 8, closed: 2, closing: 8 });
 }

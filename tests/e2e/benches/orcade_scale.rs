@@ -1,0 +1,173 @@
+//! How Orcade's costs grow with a job's size, printed as figures (not a test), on the store
+//! `AGORA_E2E_STORE` names (embedded by default; `mongodb` and `dynamodb` need the servers
+//! `tests/run.sh` starts, and their URLs in the environment):
+//!
+//! 1. bids accepted per second through the HTTP API on one open job that already has N
+//!    applicants, for N = 500 and N = 10,000 (`BENCH_APPLICANTS=500,10000`): the applicants are
+//!    stored directly, as N accepted bids leave them (the bids and the job's counter), then
+//!    `BENCH_SCALE_BIDS` more bids (default 2,000; 300 on DynamoDB) are sent by
+//!    `BENCH_CLIENTS` lean keep-alive clients (default 16). An append that rewrote the roster
+//!    would make the second rate a fraction of the first.
+//! 2. the answer time of `POST /bid-jobs` for a closed job with 5 subjects and with 5,000
+//!    (`BENCH_ROSTERS=5,5000`), median of `BENCH_CREATES` creates each (default 5): the
+//!    `bid_request` fan-out is queued as a few items, not one per subject.
+//!
+//! `cargo bench -p agora-e2e --bench orcade_scale`.
+
+use agora_e2e::load::lean_worker;
+use agora_e2e::Server;
+use agora_orcade_core::closing::bids_counter;
+use agora_orcade_core::incarnation::JobKey;
+use agora_orcade_schema::storage::BIDS;
+use agora_orcade_schema::{new_id, Bid};
+use agora_store::to_json;
+use futures::future::join_all;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
+    match std::env::var(name) {
+        Ok(v) => v.split(',').filter_map(|n| n.trim().parse().ok()).collect(),
+        Err(_) => default.to_vec(),
+    }
+}
+
+fn store_name() -> String {
+    std::env::var("AGORA_E2E_STORE").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "embedded".into())
+}
+
+/// An open job with no PQT that never fills.
+fn open_job() -> Value {
+    json!({
+        "bid_job_metadata": {}, "bid_job_description": {}, "bid_job_name": {"en": "Scale call"},
+        "bid_job_evaluator_id": "builtin:lowest-price", "bid_job_creator_id": "bench",
+        "bid_job_mode": "open", "bid_job_max_subjects": 1_000_000_000_i64,
+    })
+}
+
+fn closed_job(subjects: usize) -> Value {
+    let roster: Vec<String> = (0..subjects).map(|i| format!("agent-{i:05}")).collect();
+    json!({
+        "bid_job_metadata": {}, "bid_job_description": {}, "bid_job_name": {"en": "Scale roster"},
+        "bid_job_evaluator_id": "builtin:lowest-price", "bid_job_creator_id": "bench",
+        "bid_job_subject_ids": roster,
+    })
+}
+
+fn bid_body(subject: &str, price: f64) -> Value {
+    json!({"bid_subject_id": subject, "bid_data": {"price_usd": price, "confidence": 0.9}})
+}
+
+async fn create(server: &Server, body: &Value) -> String {
+    let (status, answer) = server.post("/bid-jobs", body).await;
+    assert_eq!(status, 201, "create: {answer}");
+    answer["data"]["bid_job_id"].as_str().expect("bid_job_id").to_owned()
+}
+
+/// Stores `n` accepted applicants on the open job `id` as their bids leave them.
+async fn store_applicants(server: &Server, id: &str, n: usize) {
+    let orcade = &server.running.orcade;
+    let store = orcade.ports().store.clone();
+    let job = orcade.repo().job(id).await.expect("job").expect("the job");
+    let now = chrono::Utc::now();
+    // DynamoDB takes at most 100 writes in one transaction (each bid: its item and its marker).
+    let chunk = if store_name() == "dynamodb" { 40 } else { 2_000 };
+    let all: Vec<usize> = (0..n).collect();
+    for part in all.chunks(chunk) {
+        let docs = part
+            .iter()
+            .map(|&i| {
+                let mut bid_data = Map::new();
+                bid_data.insert("price_usd".into(), json!(500.0 + i as f64));
+                let bid = Bid {
+                    bid_id: new_id(),
+                    bid_job_id: id.to_owned(),
+                    bid_data,
+                    bid_subject_id: format!("applicant-{i:06}"),
+                    submission_time: now,
+                    is_winner: false,
+                };
+                (BIDS, to_json(&bid))
+            })
+            .collect();
+        store.insert(docs).await.expect("store applicants");
+    }
+    store.increment(&bids_counter(&JobKey::of(&job)), n as i64).await.expect("counter");
+}
+
+/// Bids accepted per second on one open job that has `applicants` already.
+async fn rate_with(server: &Server, applicants: usize, bids: usize, clients: usize) -> f64 {
+    let id = create(server, &open_job()).await;
+    let loading = Instant::now();
+    store_applicants(server, &id, applicants).await;
+    eprintln!("  ({applicants} applicants stored in {:.1} s)", loading.elapsed().as_secs_f64());
+    let path = format!("/bid-jobs/{id}/bids");
+    for i in 0..clients.min(4) {
+        let (status, body) = server.post(&path, &bid_body(&format!("warmup-{i}"), 1_000.0)).await;
+        assert_eq!(status, 201, "warm-up: {body}");
+    }
+    let requests: Arc<Vec<(String, String)>> =
+        Arc::new((0..bids).map(|i| (path.clone(), bid_body(&format!("bidder-{i:06}"), 100.0 + (i % 97) as f64).to_string())).collect());
+    let next = Arc::new(AtomicUsize::new(0));
+    let addr = server.running.addr;
+    let started = Instant::now();
+    let workers = (0..clients).map(|_| {
+        let (requests, next) = (requests.clone(), next.clone());
+        tokio::spawn(async move { lean_worker(addr, &requests, 201, &next).await.unwrap_or_else(|e| panic!("lean client: {e}")) })
+    });
+    let accepted: usize = join_all(workers).await.into_iter().map(|r| r.expect("worker")).sum();
+    let rate = accepted as f64 / started.elapsed().as_secs_f64();
+    assert_eq!(accepted, bids, "every bid accepted");
+    let (_, job) = server.get(&format!("/bid-jobs/{id}")).await;
+    let roster = job["data"]["bid_job_subject_ids"].as_array().map_or(0, Vec::len);
+    assert_eq!(roster, applicants + clients.min(4) + bids, "every applicant on the roster");
+    rate
+}
+
+/// The median answer time of `POST /bid-jobs` for a closed job of `subjects` subjects.
+async fn create_time(server: &Server, subjects: usize, runs: usize) -> Duration {
+    let body = closed_job(subjects);
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        create(server, &body).await;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    times[runs / 2]
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let store = store_name();
+        let clients = env_usize("BENCH_CLIENTS", 16);
+        let bids = env_usize("BENCH_SCALE_BIDS", if store == "dynamodb" { 300 } else { 2_000 });
+        let server = Server::start_with(|c| c.sweep_interval_ms = 24 * 3_600_000).await;
+        let mut rates = Vec::new();
+        for n in env_list("BENCH_APPLICANTS", &[500, 10_000]) {
+            let rate = rate_with(&server, n, bids, clients).await;
+            println!("bids accepted per second on one open job with {n} applicants ({store} store, {clients} lean clients, {bids} bids): {rate:.0}/s");
+            rates.push(rate);
+        }
+        if let [first, .., last] = rates[..] {
+            println!("  the last against the first: {:+.0}%", (last / first - 1.0) * 100.0);
+        }
+        let runs = env_usize("BENCH_CREATES", 5);
+        let mut times = Vec::new();
+        for n in env_list("BENCH_ROSTERS", &[5, 5_000]) {
+            let took = create_time(&server, n, runs).await;
+            println!("POST /bid-jobs, a closed job of {n} subjects ({store} store): median {:.1} ms of {runs}", took.as_secs_f64() * 1e3);
+            times.push(took);
+        }
+        if let [first, .., last] = times[..] {
+            println!("  the last against the first: {:.2}x", last.as_secs_f64() / first.as_secs_f64());
+        }
+    });
+}
