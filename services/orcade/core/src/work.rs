@@ -7,11 +7,13 @@
 //!   its `delivery_id`: `bid_request:<job key>:<subject_id>` or `bid_winner:<job key>` (the
 //!   job's incarnation, [`JobKey`]). Delivered at most once to completion, whatever the
 //!   redeliveries (see [`crate::flows::deliver`]).
-//! * A job's **`bid_request` fan-out** goes on the delivery queue too, as a few items
-//!   ([`BidRequests`]: `{"bid_requests": {"bid_job_id", "job_key", "subjects"}}`, up to
-//!   [`FAN_OUT_SUBJECTS`] subjects each), so that creating a job takes the same time whatever
-//!   its roster; the item's handler queues each subject's `bid_request` delivery, in batches.
-//!   Sent again after a failure, it queues them again: each is still delivered once.
+//! * A job's **`bid_request` fan-out** goes on the delivery queue too, as one item
+//!   ([`BidRequests`]: `{"bid_requests": {"bid_job_id", "job_key"}}`: every member of the job's
+//!   roster as stored when it runs), so that creating a job writes the same whatever its roster
+//!   but the job itself; a replaced roster's new members go as items naming them
+//!   (`"subjects"`, up to [`FAN_OUT_SUBJECTS`] each). The item's handler queues each subject's
+//!   `bid_request` delivery, in batches. Sent again after a failure, it queues them again: each
+//!   is still delivered once (and a member both items name, once).
 //! * A **resolution event** goes on the resolutions queue once a job is resolved
 //!   ([`resolution_event`]): `{"event_type": "bid_job_resolved", "bid_job_id": "..."}`, for a
 //!   job that carries the listener's mark alone ([`RESOLUTION_MARK`]: `bid_job_metadata.xchange`,
@@ -152,12 +154,14 @@ impl Delivery {
 /// for ids of a few dozen bytes.
 pub const FAN_OUT_SUBJECTS: usize = 500;
 
-/// A fan-out item: queue the `bid_request` of each of `subjects` for the job.
+/// A fan-out item: queue the `bid_request` of each of `subjects` for the job (`None`: each member
+/// of its roster as stored when the item runs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BidRequests {
     pub bid_job_id: String,
     pub job_key: JobKey,
-    pub subjects: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subjects: Option<Vec<String>>,
 }
 
 /// A fan-out item's body.
@@ -167,19 +171,23 @@ struct FanOut {
 }
 
 impl BidRequests {
-    /// The fan-out items of `subjects` of `job`, as (key, body) for [`WorkQueue::send_batch`].
-    pub fn items(job: &BidJob, subjects: &[String]) -> Vec<(String, String)> {
+    /// The fan-out items, as (key, body) for [`WorkQueue::send_batch`]: of `subjects` of `job`,
+    /// or (`None`) the one item of its whole roster.
+    pub fn items(job: &BidJob, subjects: Option<&[String]>) -> Vec<(String, String)> {
         let key = JobKey::of(job);
-        subjects
-            .chunks(FAN_OUT_SUBJECTS)
-            .enumerate()
-            .map(|(i, chunk)| {
-                let item = FanOut {
-                    bid_requests: BidRequests { bid_job_id: job.bid_job_id.clone(), job_key: key.clone(), subjects: chunk.to_vec() },
-                };
-                (format!("bid_requests:{key}:{i}"), serde_json::to_string(&item).expect("fan-out items serialize"))
-            })
-            .collect()
+        let item = |subjects: Option<&[String]>| {
+            let bid_requests =
+                BidRequests { bid_job_id: job.bid_job_id.clone(), job_key: key.clone(), subjects: subjects.map(<[String]>::to_vec) };
+            serde_json::to_string(&FanOut { bid_requests }).expect("fan-out items serialize")
+        };
+        match subjects {
+            None => vec![(format!("bid_requests:{key}"), item(None))],
+            Some(subjects) => subjects
+                .chunks(FAN_OUT_SUBJECTS)
+                .enumerate()
+                .map(|(i, chunk)| (format!("bid_requests:{key}:{i}"), item(Some(chunk))))
+                .collect(),
+        }
     }
 
     /// The item a body holds, if it is a fan-out item.
@@ -189,10 +197,9 @@ impl BidRequests {
         Some(serde_json::from_value::<FanOut>(value).map(|f| f.bid_requests).map_err(|e| format!("fan-out item is malformed ({e})")))
     }
 
-    /// Queues each subject's `bid_request` delivery.
-    async fn queue(&self, deliveries: &dyn WorkQueue) -> Result<(), agora_ports::QueueError> {
-        let items: Vec<(String, String)> = self
-            .subjects
+    /// Queues the `bid_request` delivery of each of `subjects`.
+    async fn queue(&self, subjects: &[String], deliveries: &dyn WorkQueue) -> Result<(), agora_ports::QueueError> {
+        let items: Vec<(String, String)> = subjects
             .iter()
             .map(|s| Delivery::bid_request(&self.bid_job_id, &self.job_key, s))
             .map(|d| (d.delivery_id.clone(), d.body()))
@@ -201,14 +208,15 @@ impl BidRequests {
     }
 }
 
-/// Queues the `bid_request` fan-out of `subjects` of `job` (see the module docs). A failure is
-/// logged: the job stands, and its subjects can find it by id or tag.
-pub(crate) async fn request_bids(deliveries: &dyn WorkQueue, job: &BidJob, subjects: &[String]) {
-    if subjects.is_empty() {
+/// Queues the `bid_request` fan-out of `subjects` of `job`, or (`None`) of its whole roster (see
+/// the module docs). A failure is logged: the job stands, and its subjects can find it by id or
+/// tag.
+pub(crate) async fn request_bids(deliveries: &dyn WorkQueue, job: &BidJob, subjects: Option<&[String]>) {
+    if subjects.is_some_and(<[String]>::is_empty) {
         return;
     }
     if let Err(e) = deliveries.send_batch(&BidRequests::items(job, subjects)).await {
-        tracing::error!(bid_job_id = %job.bid_job_id, subjects = subjects.len(), error = %e, "bid_request fan-out not queued");
+        tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "bid_request fan-out not queued");
     }
 }
 
@@ -303,9 +311,20 @@ impl DeliveryWork {
         let Some(deliveries) = self.deliverer.deliveries() else {
             return WorkOutcome::Retry("no delivery queue to fan the bid_requests out to".into());
         };
-        match item.queue(deliveries.as_ref()).await {
+        let subjects = match &item.subjects {
+            Some(subjects) => subjects.clone(),
+            None => match self.deliverer.roster_of(&item.bid_job_id, &item.job_key).await {
+                Ok(Some(roster)) => roster,
+                Ok(None) => {
+                    tracing::info!(bid_job_id = %item.bid_job_id, "the job is gone (or was created again): no bid_requests");
+                    return WorkOutcome::Done;
+                }
+                Err(e) => return WorkOutcome::Retry(format!("the job's roster not read: {e}")),
+            },
+        };
+        match item.queue(&subjects, deliveries.as_ref()).await {
             Ok(()) => {
-                tracing::info!(bid_job_id = %item.bid_job_id, subjects = item.subjects.len(), "bid_requests queued");
+                tracing::info!(bid_job_id = %item.bid_job_id, subjects = subjects.len(), "bid_requests queued");
                 WorkOutcome::Done
             }
             Err(e) => WorkOutcome::Retry(format!("bid_requests not queued: {e}")),
@@ -344,10 +363,13 @@ mod tests {
         let again = BidJob { bid_job_created_time: job.bid_job_created_time + chrono::Duration::seconds(1), ..job.clone() };
         assert!(!r.is_for(&again), "a job created again under the id is another job");
         let subjects: Vec<String> = (0..1_001).map(|i| format!("s{i}")).collect();
-        let items = BidRequests::items(&job, &subjects);
+        let items = BidRequests::items(&job, Some(&subjects));
         assert_eq!(items.len(), 3);
         let parsed: Vec<BidRequests> = items.iter().map(|(_, b)| BidRequests::parse(b).unwrap().unwrap()).collect();
-        assert_eq!(parsed.iter().flat_map(|p| p.subjects.clone()).collect::<Vec<_>>(), subjects);
+        assert_eq!(parsed.iter().flat_map(|p| p.subjects.clone().unwrap()).collect::<Vec<_>>(), subjects);
+        let whole = BidRequests::items(&job, None);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(BidRequests::parse(&whole[0].1).unwrap().unwrap().subjects, None, "the roster is read when the item runs");
         assert!(BidRequests::parse(&r.body()).is_none(), "a delivery is not a fan-out item");
         assert!(!r.body().contains("evaluator_output"));
         assert!(Delivery::parse("{}").is_err());

@@ -1,7 +1,8 @@
 //! Create a job (`POST /bid-jobs`, §3): parsed with the rules' catalogue, its hooks checked,
 //! stored; then a closed or mixed job's `bid_request` deliveries are queued (one per roster
-//! subject, through a few fan-out items on the delivery queue, [`crate::work::BidRequests`]: the
-//! request's time does not grow with the roster, and the delegate is never called inline), and
+//! subject, through one fan-out item on the delivery queue, [`crate::work::BidRequests`]: the
+//! request writes the job and that item whatever the roster, and the delegate is never called
+//! inline), and
 //! an open job with a time limit gets its one-shot close at `bid_job_closes_at`.
 
 use crate::error::OrcadeError;
@@ -64,7 +65,7 @@ impl JobCreator {
     /// Queues one `bid_request` per roster subject of a closed or mixed job.
     async fn request_bids(&self, job: &BidJob) {
         if job.bid_job_mode.has_fixed_roster() {
-            crate::work::request_bids(self.deliveries.as_ref(), job, &job.bid_job_subject_ids).await;
+            crate::work::request_bids(self.deliveries.as_ref(), job, None).await;
         }
     }
 

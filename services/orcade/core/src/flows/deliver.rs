@@ -74,6 +74,13 @@ impl Deliverer {
         self
     }
 
+    /// The roster of the job `bid_job_id` as stored now, if it is still the incarnation `key`
+    /// (a fan-out item of the whole roster reads it when it runs).
+    pub async fn roster_of(&self, bid_job_id: &str, key: &crate::incarnation::JobKey) -> Result<Option<Vec<String>>, OrcadeError> {
+        let job = self.repo.job(bid_job_id).await?.filter(|job| crate::incarnation::JobKey::of(job) == *key);
+        Ok(job.map(|job| job.bid_job_subject_ids))
+    }
+
     /// Where a fan-out item's deliveries go, if this deliverer has the queue.
     pub fn deliveries(&self) -> Option<&Arc<dyn WorkQueue>> {
         self.deliveries.as_ref()

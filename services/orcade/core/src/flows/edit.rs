@@ -107,7 +107,7 @@ impl Edits {
         }
         tracing::info!(bid_job_id = %id, members = roster.len(), "roster replaced");
         let new_members: Vec<String> = roster.iter().filter(|s| !job.has_subject(s)).cloned().collect();
-        crate::work::request_bids(self.deliveries.as_ref(), job, &new_members).await;
+        crate::work::request_bids(self.deliveries.as_ref(), job, Some(&new_members)).await;
         let (n, _) = on_file(self.repo.store().counter(&bids_counter(&JobKey::of(job))).await?);
         if n >= roster.len() as i64 {
             self.closing.close(job, "every member of the new roster has a bid on file").await?;

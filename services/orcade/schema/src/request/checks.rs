@@ -6,6 +6,7 @@ use crate::status::BidJobMode;
 use agora_schema::fields::{kind, tag_count_within_limit, tag_within_limit, FieldError, Reader};
 use agora_schema::{FunctionSpec, HookTarget};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// Judges the builtin functions a job names (the rules crate's catalogue implements it).
 pub trait BuiltinCheck {
@@ -46,10 +47,12 @@ pub(crate) fn subject_ids(r: &mut Reader<'_>, path: &str, v: &Value) -> Option<V
         return None;
     };
     let mut out: Vec<String> = Vec::with_capacity(items.len());
+    // Duplicates dropped (the first kept) in time linear in the roster: rosters run to thousands.
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
         match identifier(r, &format!("{path}[{i}]"), item) {
-            Some(id) if !out.contains(&id) => out.push(id),
+            Some(id) if seen.insert(item.as_str().unwrap_or_default()) => out.push(id),
             Some(_) => {}
             None => ok = false,
         }
@@ -72,13 +75,14 @@ pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJo
         r.fail(path, format!("must be an array of non-empty strings, got {}", kind(v)));
         return None;
     };
-    let roster_tag = |tag: &str| {
-        mode == Some(BidJobMode::Mixed)
-            && tag.strip_prefix(SUBJECT_TAG_PREFIX).zip(roster).is_some_and(|(subject, roster)| roster.iter().any(|s| s == subject))
-    };
+    // Sets, so that the checks take time linear in the tags and the roster (thousands of each).
+    let members: Option<HashSet<&str>> = roster.map(|r| r.iter().map(String::as_str).collect());
+    let on_roster = |subject: &str| members.as_ref().is_some_and(|m| m.contains(subject));
+    let roster_tag = |tag: &str| mode == Some(BidJobMode::Mixed) && tag.strip_prefix(SUBJECT_TAG_PREFIX).is_some_and(on_roster);
     let counted = items.iter().filter(|item| !item.as_str().is_some_and(|s| roster_tag(s.trim()))).count();
     let mut ok = tag_count_within_limit(r, path, counted);
     let mut out: Vec<String> = Vec::with_capacity(items.len());
+    let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = format!("{path}[{i}]");
         let tag = match item {
@@ -98,7 +102,7 @@ pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJo
             ok = false;
             continue;
         }
-        if let (Some(subject), Some(mode), Some(roster)) = (tag.strip_prefix(SUBJECT_TAG_PREFIX), mode, roster) {
+        if let (Some(subject), Some(mode), Some(_)) = (tag.strip_prefix(SUBJECT_TAG_PREFIX), mode, roster) {
             if mode != BidJobMode::Mixed {
                 r.fail(
                     &at,
@@ -107,20 +111,20 @@ pub(crate) fn tags(r: &mut Reader<'_>, path: &str, v: &Value, mode: Option<BidJo
                 ok = false;
                 continue;
             }
-            if !roster.iter().any(|s| s == subject) {
+            if !on_roster(subject) {
                 r.fail(&at, format!("{tag:?} is reserved: {SUBJECT_TAG_PREFIX} tags name the roster, and {subject:?} is not on it"));
                 ok = false;
                 continue;
             }
         }
-        if !out.iter().any(|t| t == tag) {
+        if seen.insert(tag.to_owned()) {
             out.push(tag.to_owned());
         }
     }
     if let (Some(BidJobMode::Mixed), Some(roster)) = (mode, roster) {
         for subject in roster {
             let tag = subject_tag(subject);
-            if !out.contains(&tag) {
+            if seen.insert(tag.clone()) {
                 out.push(tag);
             }
         }
