@@ -123,8 +123,12 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
     assert_eq!(status, 201, "{created}");
     let id = created["data"]["bid_job_id"].as_str().expect("id").to_owned();
 
-    // orcade-deliver: the three bid_requests come off the delivery queue, each delivered once
-    // although the batch holds each twice.
+    // orcade-deliver: the job's bid_request fan-out, one item, queues a delivery per member...
+    let fan_out = take_batch(&sqs, &deliveries).await;
+    assert_eq!(fan_out.records.len(), 1, "the fan-out is one item");
+    assert!(agora_runtime::lambda::handle_batch(&deliver, fan_out).await.batch_item_failures.is_empty());
+    // ...and the three bid_requests come off the delivery queue, each delivered once although
+    // the batch holds each twice.
     let batch = take_batch(&sqs, &deliveries).await;
     assert_eq!(batch.records.len(), 3, "one bid_request per roster member");
     deliver_redelivered(&deliver, batch).await;

@@ -210,7 +210,11 @@ async fn tasks_run_through_the_lambda_functions_on_moto_and_mongodb() {
     let deadline_input = json!({"task_id": "translate-1"});
     assert_eq!(deadline::handle(&deadlines, &timers, &deadline_input).await.expect("deadline")["outcome"], json!("waiting"), "not due yet");
 
-    // orcade-deliver: a bid_request for each translator, never the task_data.
+    // orcade-deliver: the job's bid_request fan-out (one item) queues a bid_request for each
+    // translator, never the task_data.
+    let fan_out = stack.next_batch(&stack.deliveries, Duration::from_secs(5)).await;
+    assert_eq!(fan_out.records.len(), 1, "the fan-out is one item");
+    assert!(agora_runtime::lambda::handle_batch(&deliver, fan_out).await.batch_item_failures.is_empty());
     let batch = stack.next_batch(&stack.deliveries, Duration::from_secs(5)).await;
     assert_eq!(batch.records.len(), 2, "one bid_request per translator");
     handle_redelivered(&deliver, batch).await;
