@@ -145,6 +145,20 @@ impl StallsFirst {
     pub fn calls(&self) -> Vec<(Value, bool)> {
         self.calls.lock().expect("delegate lock").clone()
     }
+
+    /// Waits until `worker` (the task making the first call) is in that call, then kills it
+    /// there, as a worker that dies during a delegate call; returns the first call's body, which
+    /// was not marked a retry.
+    pub async fn kill_during_first_call<T: Send + 'static>(&self, worker: tokio::task::JoinHandle<T>) -> Value {
+        while self.calls.lock().expect("delegate lock").is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        worker.abort();
+        assert!(worker.await.is_err_and(|e| e.is_cancelled()), "the worker was killed during its call");
+        let (first, retry) = self.calls()[0].clone();
+        assert!(!retry, "a first call is not a retry");
+        first
+    }
 }
 
 #[async_trait]

@@ -11,7 +11,6 @@ use agora_store::memory::MemoryStore;
 use chrono::TimeZone;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::Duration;
 
 fn closed_job(subjects: &[&str]) -> Value {
     json!({
@@ -45,13 +44,7 @@ async fn a_delivery_repeated_after_its_worker_died_has_the_same_ids_and_says_it_
         let delivery = delivery.clone();
         async move { deliverer.deliver(&delivery).await }
     });
-    while delegate.calls().is_empty() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    worker.abort();
-    assert!(worker.await.unwrap_err().is_cancelled());
-    let (first, first_retry) = delegate.calls()[0].clone();
-    assert!(!first_retry, "a first call is not a retry");
+    let first = delegate.kill_during_first_call(worker).await;
     assert_eq!(first["task_id"], first["session_id"], "both ids are the result's id");
 
     // While its lease runs, another delivery of the same work waits.

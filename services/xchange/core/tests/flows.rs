@@ -140,13 +140,7 @@ async fn a_hand_over_repeated_after_its_worker_died_has_the_same_ids_and_says_it
         let id = id.clone();
         async move { assigner.assign(&id).await }
     });
-    while delegate.calls().is_empty() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    worker.abort();
-    assert!(worker.await.unwrap_err().is_cancelled());
-    let (first, first_retry) = delegate.calls()[0].clone();
-    assert!(!first_retry, "a first call is not a retry");
+    let first = delegate.kill_during_first_call(worker).await;
     assert_eq!(xchange.queries().output(&id).await.unwrap()["task_assignment_status"], json!("assigned"));
 
     // While its lease runs, another delivery of the work waits.
