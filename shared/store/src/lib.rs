@@ -2,7 +2,8 @@
 //! documents keyed by one of their own fields, with atomic multi-document inserts, unique
 //! constraints, conditional updates (dotted sets and array appends, [`Change`]) and the
 //! MongoDB-style filters of the query routes; on it, the platform's leased once-only
-//! [`claims`], and an in-memory store ([`memory`]) for fast flow tests.
+//! [`claims`], counters split over shards so that none is a hot key ([`sharded`]), and an
+//! in-memory store ([`memory`]) for fast flow tests.
 //!
 //! Documents cross this boundary as JSON text ([`Json`]), exactly as the entity's `to_dict()`
 //! wrote it, so that reading a million votes costs one parse into typed entities, not two.
@@ -17,6 +18,7 @@ pub mod conditions;
 pub mod document;
 pub mod memory;
 pub mod page;
+pub mod sharded;
 
 use agora_filter::Filter;
 use async_trait::async_trait;

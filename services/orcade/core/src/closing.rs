@@ -5,14 +5,29 @@
 //! * **The close is the trigger.** Every path closes a job with one conditional write
 //!   (`bid_job_status` `open` → `closed`); exactly one caller wins it and requests the
 //!   evaluation. A creator's close racing the last bid therefore requests one evaluation.
-//! * **The fence.** A job's bids are stored with its counter [`bids_counter`] in one atomic write
+//! * **The fence.** A job's bids are stored with its counter [`bid_counter`] in one atomic write
 //!   (`insert_counted`), under a limit: `bid_job_max_subjects` on an open job, [`FENCE`] on the
 //!   others; a withdrawn bid is deleted with the counter lowered in one atomic write under the
-//!   limit [`FENCE`] (`delete_counted`). Every closer raises the counter by [`FENCE`] before the
-//!   close, so that no bid is stored or withdrawn once the job is closed: such a request is
+//!   limit [`FENCED_AT`] (`delete_counted`). Every closer raises the counter by [`FENCE`] before
+//!   the close, so that no bid is stored or withdrawn once the job is closed: such a request is
 //!   refused as the job closed, and the evaluation reads every bid there will ever be. The
-//!   counter's remainder modulo [`FENCE`] is the number of bids on file. A job found fenced and
-//!   still open is one whose closer died between the two: the repair sweep closes it.
+//!   counter's value less its nearest multiple of [`FENCE`] is the number of bids on file
+//!   ([`on_file`]). A job found fenced and still open is one whose closer died between the two:
+//!   the repair sweep closes it.
+//! * **The counter is sharded** (`agora_store::sharded`), so that a popular open job's bids do
+//!   not all write one counter. An open job's `bid_job_max_subjects` places are split over up to
+//!   16 shards (one up to 64 places: such a job is counted exactly as before, in the one counter
+//!   [`bids_counter`]); a bid starts at the shard its subject hashes to and moves on when that one
+//!   is full, and the bid that fills a shard reads the others, so the bid that fills the job sees
+//!   it full (two may: closing is once-only, see below). A fence raises every shard (in parallel;
+//!   the repair sweep and the evaluator fence the shards a dead closer left unfenced). A withdrawn
+//!   bid lowers the shard its subject hashes to, which is the shard it was counted in unless it
+//!   moved on: the sum of the shards is still the number of bids on file and no shard passes its
+//!   limit, so the job still takes at most `bid_job_max_subjects` bids and its last place is
+//!   still seen; a shard may merely read below zero for a while (hence [`on_file`]'s nearest
+//!   multiple, and [`FENCED_AT`]). The other jobs keep one counter under [`FENCE`]: a fixed
+//!   roster can be replaced while the job is open and its completion is checked on every bid, and
+//!   an open job without a maximum has no places to split.
 //! * **An open job's roster is its bids.** While an open-mode job takes bids, its applicants are
 //!   its accepted bids, in the order they were stored; nothing rewrites the job per bid, so a bid
 //!   costs the same whatever the number of applicants. Its readers see `bid_job_subject_ids`
@@ -29,15 +44,31 @@ use crate::ports::{Clock, WorkQueue};
 use crate::repo::Repo;
 use agora_orcade_schema::{BidJob, BidJobMode};
 use agora_store::claims::Claims;
+use agora_store::sharded::ShardedCounter;
 use std::sync::Arc;
 
 /// Added to a job's bid counter when it closes: far above any `bid_job_max_subjects`, so that
 /// every later counted insert finds the counter full.
 pub const FENCE: i64 = 1 << 40;
 
-/// The counter of a job's bids on file (plus [`FENCE`] once closed or deleted).
+/// A shard at this value or above is fenced: its bids on file are far fewer than half a
+/// [`FENCE`] either way, so a fenced shard reads at least this even when it went below zero.
+pub const FENCED_AT: i64 = FENCE / 2;
+
+/// The name of a job's bid counter: its only shard, or its first (see [`bid_counter`]).
 pub fn bids_counter(job: &JobKey) -> String {
     format!("bids:{job}")
+}
+
+/// The sharded counter of a job's bids on file (plus [`FENCE`] on each shard once closed or
+/// deleted; see the module docs): an open job's `bid_job_max_subjects` places, split over the
+/// shards, or one shard under [`FENCE`] for the others.
+pub fn bid_counter(job: &BidJob) -> ShardedCounter {
+    let name = bids_counter(&JobKey::of(job));
+    match (job.bid_job_mode, job.bid_job_max_subjects) {
+        (BidJobMode::Open, Some(max)) => ShardedCounter::places(name, max),
+        _ => ShardedCounter::unlimited(name, 1).capped(FENCE),
+    }
 }
 
 /// The claim that records a job's evaluation request.
@@ -50,9 +81,12 @@ pub fn evaluate_claim(job: &JobKey) -> String {
     format!("evaluate:{job}")
 }
 
-/// How many bids a counter value says are on file, and whether the job is fenced.
+/// How many bids a counter value (one shard's, or the sum of the shards) says are on file, and
+/// whether the job is fenced (any shard of it): the value less its nearest multiple of [`FENCE`],
+/// and whether that multiple is above zero.
 pub fn on_file(counter: i64) -> (i64, bool) {
-    (counter.rem_euclid(FENCE), counter >= FENCE)
+    let fences = (counter + FENCED_AT).div_euclid(FENCE);
+    (counter - fences * FENCE, fences > 0)
 }
 
 /// The leases of a job's evaluation request.
@@ -85,11 +119,10 @@ impl Closing {
     /// returned: the job is closed, and the repair sweep requests its evaluation.
     pub async fn close(&self, job: &BidJob, why: &str) -> Result<bool, OrcadeError> {
         let id = job.bid_job_id.as_str();
-        let key = JobKey::of(job);
         self.repo.mark_pending(id, self.clock.now()).await?;
         // Fenced first, so without reading the counter (a later fence by the evaluator or the
-        // repair sweep reads it, and leaves a fenced counter as it is).
-        self.repo.store().increment(&bids_counter(&key), FENCE).await?;
+        // repair sweep reads it, and leaves a fenced shard as it is).
+        bid_counter(job).increment_all(self.repo.store().as_ref(), FENCE).await?;
         let roster = match job.bid_job_mode {
             BidJobMode::Open => Some(self.repo.open_roster(id).await?),
             BidJobMode::Closed | BidJobMode::Mixed => None,
@@ -104,12 +137,17 @@ impl Closing {
         Ok(true)
     }
 
-    /// Raises the job's bid counter past every limit, unless it is fenced already.
-    pub async fn fence(&self, job: &JobKey) -> Result<(), OrcadeError> {
-        let counter = bids_counter(job);
-        if !on_file(self.repo.store().counter(&counter).await?).1 {
-            self.repo.store().increment(&counter, FENCE).await?;
-        }
+    /// Raises each shard of the job's bid counter past every limit, unless it is fenced already
+    /// (a closer that died half-way through the shards left the others unfenced).
+    pub async fn fence(&self, job: &BidJob) -> Result<(), OrcadeError> {
+        let (counter, store) = (bid_counter(job), self.repo.store().as_ref());
+        let values = counter.values(store).await?;
+        let unfenced = values.iter().enumerate().filter(|(_, v)| !on_file(**v).1);
+        futures::future::try_join_all(unfenced.map(|(i, _)| {
+            let shard = counter.shard_name(i);
+            async move { store.increment(&shard, FENCE).await }
+        }))
+        .await?;
         Ok(())
     }
 
@@ -149,5 +187,9 @@ mod tests {
         assert_eq!(on_file(3), (3, false));
         assert_eq!(on_file(3 + FENCE), (3, true));
         assert_eq!(on_file(FENCE), (0, true));
+        // A shard lowered below zero by a withdrawal, fenced or not; the sum of fenced shards.
+        assert_eq!(on_file(-2), (-2, false));
+        assert_eq!(on_file(FENCE - 2), (-2, true));
+        assert_eq!(on_file(5 + 16 * FENCE), (5, true));
     }
 }

@@ -18,7 +18,8 @@ use agora_filter::Filter;
 use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS, CLAIMS, PENDING_EVALUATIONS};
 use agora_orcade_schema::time::format_utc_micros;
 use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult};
-use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError, Uncounted};
+use agora_store::sharded::ShardCounted;
+use agora_store::{to_json, Change, DocumentStore, Json, StoreError, Uncounted};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -181,16 +182,26 @@ impl Repo {
 
     // Bids.
 
-    /// Stores a bid and raises its job's bid counter in one atomic write, unless the counter
-    /// has reached `limit` ([`crate::closing`]).
-    pub async fn insert_counted_bid(&self, bid: &Bid, job: &JobKey, limit: i64) -> Result<Counted, StoreError> {
-        self.store.insert_counted(vec![(BIDS, to_json(bid))], &crate::closing::bids_counter(job), Some(limit)).await
+    /// Stores a bid and raises one shard of its job's bid counter ([`crate::closing::bid_counter`])
+    /// in one atomic write, unless every shard the bid may take is full (or fenced). The count of
+    /// bids is reported when this write filled its shard, and on every write of a job counted
+    /// in one shard under the fence.
+    pub async fn insert_counted_bid(&self, bid: &Bid, job: &BidJob) -> Result<ShardCounted, StoreError> {
+        crate::closing::bid_counter(job).insert(self.store.as_ref(), &bid.bid_subject_id, vec![(BIDS, to_json(bid))]).await
     }
 
-    /// Deletes a bid and lowers its job's bid counter in one atomic write, unless the job is
-    /// fenced (closed or deleted).
-    pub async fn withdraw_bid(&self, bid_id: &str, job: &JobKey) -> Result<Uncounted, OrcadeError> {
-        Ok(self.store.delete_counted(BIDS, bid_id, &crate::closing::bids_counter(job), Some(crate::closing::FENCE)).await?)
+    /// Deletes a bid and lowers its job's bid counter (the shard its subject hashes to, see
+    /// [`crate::closing`]) in one atomic write, unless the job is fenced (closed or deleted).
+    pub async fn withdraw_bid(&self, bid: &Bid, job: &BidJob) -> Result<Uncounted, OrcadeError> {
+        let counter = crate::closing::bid_counter(job);
+        let shard = counter.shard_for(&bid.bid_subject_id);
+        Ok(counter.delete(self.store.as_ref(), BIDS, &bid.bid_id, shard, Some(crate::closing::FENCED_AT)).await?)
+    }
+
+    /// How many bids of the job are on file, and whether its counter is fenced: the sum of the
+    /// counter's shards ([`crate::closing::on_file`]).
+    pub async fn bids_on_file(&self, job: &BidJob) -> Result<(i64, bool), OrcadeError> {
+        Ok(crate::closing::on_file(crate::closing::bid_counter(job).total(self.store.as_ref()).await?))
     }
 
     pub async fn bid_raw(&self, id: &str) -> Result<Option<Json>, OrcadeError> {

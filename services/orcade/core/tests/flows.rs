@@ -888,11 +888,11 @@ async fn the_repair_sweep_closes_a_job_whose_last_bid_died_before_the_close() {
         submission_time: f.clock.now(),
         is_winner: false,
     };
-    f.orcade.repo().insert_counted_bid(&crashed(&closed, "t3"), &key(&f, &closed).await, 1 << 40).await.unwrap();
+    f.orcade.repo().insert_counted_bid(&crashed(&closed, "t3"), &job(&f, &closed).await).await.unwrap();
     // An open job's filling applicant died before the close.
     let open = f.orcade.creator().create_job(&open_job(Some(2), None)).await.unwrap().bid_job_id;
     f.orcade.intake().submit_bid(&open, &bid("a1", 10.0, 0.9)).await.unwrap();
-    f.orcade.repo().insert_counted_bid(&crashed(&open, "a2"), &key(&f, &open).await, 2).await.unwrap();
+    f.orcade.repo().insert_counted_bid(&crashed(&open, "a2"), &job(&f, &open).await).await.unwrap();
     // A job still waiting for bids is left open.
     let waiting = f.orcade.creator().create_job(&closed_job()).await.unwrap().bid_job_id;
     f.orcade.intake().submit_bid(&waiting, &bid("t1", 10.0, 0.9)).await.unwrap();
@@ -1107,4 +1107,63 @@ async fn a_closed_job_s_roster_is_replaced_by_patch() {
         edits.patch_job(&job_id, &json!({"bid_job_subject_ids": ["t1", "t2", "t4", "t5"]}), None).await.unwrap_err(),
         OrcadeError::JobClosed(job_id.clone())
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_large_open_job_counts_over_shards_takes_exactly_its_maximum_and_closes_once() {
+    let f = flows();
+    let job_id = f.orcade.creator().create_job(&open_job(Some(200), None)).await.unwrap().bid_job_id;
+    let counter = agora_orcade_core::closing::bid_counter(&job(&f, &job_id).await);
+    assert_eq!(counter.shards(), 4);
+    let tasks: Vec<_> = (0..260)
+        .map(|i| {
+            let (orcade, id) = (f.orcade.clone(), job_id.clone());
+            tokio::spawn(async move { orcade.intake().submit_bid(&id, &bid(&format!("a{i:03}"), f64::from(i), 0.5)).await })
+        })
+        .collect();
+    let answers: Vec<_> = futures::future::join_all(tasks).await.into_iter().map(Result::unwrap).collect();
+    let accepted = answers.iter().filter(|a| a.is_ok()).count();
+    assert_eq!(accepted, 200);
+    for refused in answers.iter().filter_map(|a| a.as_ref().err()) {
+        assert!(matches!(refused, OrcadeError::JobFull { max_subjects: 200, .. } | OrcadeError::JobClosed(_)), "{refused:?}");
+    }
+    let j = job(&f, &job_id).await;
+    assert_eq!((j.bid_job_status, j.bid_job_subject_ids.len()), (BidJobStatus::Closed, 200));
+    assert_eq!(f.evaluations.take().len(), 1, "closed once, one evaluation request");
+    // Every shard fenced, each holding its share.
+    let values = counter.values(f.store.as_ref()).await.unwrap();
+    for (i, v) in values.iter().enumerate() {
+        assert_eq!(agora_orcade_core::closing::on_file(*v), (counter.shard_limit(i).unwrap(), true));
+    }
+}
+
+#[tokio::test]
+async fn a_large_open_job_gives_a_withdrawn_place_back_and_keeps_its_maximum() {
+    let f = flows();
+    let open = f.orcade.creator().create_job(&open_job(Some(130), None)).await.unwrap().bid_job_id;
+    let counter = agora_orcade_core::closing::bid_counter(&job(&f, &open).await);
+    assert_eq!(counter.shards(), 3);
+    let mut stored = Vec::new();
+    for i in 0..129 {
+        stored.push(f.orcade.intake().submit_bid(&open, &bid(&format!("a{i:03}"), 10.0, 0.9)).await.unwrap());
+    }
+    // Withdrawals (whichever shard their bid took) give places back, and the sum stays exact.
+    for b in &stored[..10] {
+        f.orcade.edits().delete_bid(&b.bid_id, None).await.unwrap();
+    }
+    assert_eq!(counter.total(f.store.as_ref()).await.unwrap(), 119);
+    for i in 0..10 {
+        f.orcade.intake().submit_bid(&open, &bid(&format!("b{i:03}"), 10.0, 0.9)).await.unwrap();
+    }
+    assert_eq!(job(&f, &open).await.bid_job_status, BidJobStatus::Open, "129 of 130 places taken");
+    f.orcade.intake().submit_bid(&open, &bid("last", 9.0, 0.9)).await.unwrap();
+    let closed = f.orcade.repo().job(&open).await.unwrap().unwrap();
+    assert_eq!((closed.bid_job_status, closed.bid_job_subject_ids.len()), (BidJobStatus::Closed, 130));
+    let late = f.orcade.intake().submit_bid(&open, &bid("late", 1.0, 0.9)).await.unwrap_err();
+    assert!(matches!(late, OrcadeError::JobFull { max_subjects: 130, .. } | OrcadeError::JobClosed(_)), "{late:?}");
+    // Fenced: no withdrawal now, whichever shard.
+    for b in &stored[10..20] {
+        assert!(matches!(f.orcade.edits().delete_bid(&b.bid_id, None).await.unwrap_err(), OrcadeError::BidsFinal { .. }));
+    }
+    assert_eq!(bids(&f, &open).await.len(), 130);
 }

@@ -3,7 +3,8 @@
 
 use crate::error::VotingError;
 use agora_filter::Filter;
-use agora_store::{to_json, Change, Counted, DocumentStore, Json, StoreError};
+use agora_store::sharded::ShardCounted;
+use agora_store::{to_json, Change, DocumentStore, Json, StoreError};
 use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use agora_voting_schema::time::format_datetime;
 use agora_voting_schema::TaskStatus;
@@ -119,15 +120,18 @@ impl Repo {
         Ok(self.store.find(VOTES, &Filter::must(json!({"social_task_id": task_id}))).await?)
     }
 
-    /// Stores a qualified vote and raises its task's count of qualified votes in one atomic
-    /// write, unless the count has reached `limit` (a public task's places).
-    pub async fn insert_counted_vote(&self, vote: &Vote, limit: Option<i64>) -> Result<Counted, StoreError> {
-        self.store.insert_counted(vec![(VOTES, to_json(vote))], &crate::trigger::qualified_counter(&vote.social_task_id), limit).await
+    /// Stores a qualified vote of `task` and raises one shard of the task's count of qualified
+    /// votes in one atomic write ([`crate::trigger::qualified_counter`]), unless every shard the
+    /// vote may take is full (a public task's places, a private task's members). The count is
+    /// reported when this write filled its shard.
+    pub async fn insert_counted_vote(&self, task: &SocialTaskCoreData, vote: &Vote) -> Result<ShardCounted, StoreError> {
+        let counter = crate::trigger::qualified_counter(task);
+        counter.insert(self.store.as_ref(), &vote.submitter_subject_id, vec![(VOTES, to_json(vote))]).await
     }
 
-    /// How many qualified votes of the task are stored.
-    pub async fn qualified_count(&self, task_id: &str) -> Result<i64, VotingError> {
-        Ok(self.store.counter(&crate::trigger::qualified_counter(task_id)).await?)
+    /// How many qualified votes of the task are stored: the sum of its counter's shards.
+    pub async fn qualified_count(&self, task: &SocialTaskCoreData) -> Result<i64, VotingError> {
+        Ok(crate::trigger::qualified_counter(task).total(self.store.as_ref()).await?)
     }
 }
 

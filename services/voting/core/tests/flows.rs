@@ -7,6 +7,7 @@ use agora_ports::Clock;
 use agora_ports::{WorkHandler, WorkOutcome};
 use agora_store::claims::{Claim, Claims};
 use agora_store::memory::MemoryStore;
+use agora_store::sharded::{ShardCounted, ShardedCounter};
 use agora_store::{Counted, DocumentStore};
 use agora_voting_core::work::{evaluation_request, start_request, start_schedule_name};
 use agora_voting_core::{
@@ -300,4 +301,103 @@ async fn a_queued_request_is_left_to_the_queue_for_a_day_then_requested_again() 
     assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::RequestLost)]);
     assert_eq!(f.queue.take().len(), 1);
     assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
+}
+
+/// The example as a public task of `duration` (created and started) and the sharded counter of
+/// its qualified votes as the vote path makes it.
+async fn started_large_public_task(f: &Flows, duration: i64) -> (String, ShardedCounter) {
+    let id = started_public_task(f, duration).await;
+    (id.clone(), ShardedCounter::places(format!("qualified:{id}"), duration))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_large_public_task_counts_over_shards_stores_exactly_duration_votes_and_completes_once() {
+    let f = flows();
+    let (id, counter) = started_large_public_task(&f, 200).await;
+    assert_eq!(counter.shards(), 4);
+    let voters: Vec<_> = (0..260)
+        .map(|i| {
+            let (voting, body) = (f.voting.clone(), vote(&id, &format!("voter-{i:03}"), "agent-translator-02"));
+            tokio::spawn(async move { voting.submit_vote(&body).await })
+        })
+        .collect();
+    let mut accepted = 0;
+    for v in futures::future::join_all(voters).await {
+        match v.expect("voter panicked") {
+            Ok(answer) => {
+                assert!(answer.qualified);
+                accepted += 1;
+            }
+            Err(e) => assert_eq!(e, VotingError::VotingClosed),
+        }
+    }
+    assert_eq!(accepted, 200);
+    assert_eq!(counter.values(f.store.as_ref()).await.unwrap(), [50, 50, 50, 50]);
+    // At least one request (two shards filled at once may both request it); evaluated once.
+    let queued = f.queue.take();
+    assert!(!queued.is_empty());
+    let mut completed = 0;
+    for request in &queued {
+        assert_eq!(request.body, evaluation_request(&id));
+        if matches!(f.voting.evaluate_task(&id).await.expect("evaluate"), EvaluationOutcome::Completed { .. }) {
+            completed += 1;
+        }
+    }
+    assert_eq!(completed, 1);
+    let report: Value = serde_json::from_str(f.voting.queries().get_report(&id).await.expect("report").get()).expect("JSON");
+    assert_eq!(report["votes"].as_array().map(Vec::len), Some(200));
+    assert_eq!(f.publisher.to("agent-translator-02").iter().filter(|m| m["event_type"] == "voting_result").count(), 1);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty());
+}
+
+#[tokio::test]
+async fn a_large_public_task_voted_in_turn_requests_its_evaluation_once() {
+    let f = flows();
+    let (id, counter) = started_large_public_task(&f, 130).await;
+    assert_eq!(counter.shards(), 3);
+    for i in 0..130 {
+        assert!(f.voting.submit_vote(&vote(&id, &format!("voter-{i:03}"), "agent-translator-02")).await.expect("accepted").qualified);
+        assert_eq!(f.queue.take().len(), usize::from(i == 129), "vote {i}");
+    }
+    assert_eq!(f.voting.submit_vote(&vote(&id, "voter-late", "agent-translator-02")).await, Err(VotingError::VotingClosed));
+    assert_eq!(counter.total(f.store.as_ref()).await.unwrap(), 130);
+}
+
+#[tokio::test]
+async fn a_large_private_task_triggers_when_its_last_member_votes() {
+    let f = flows();
+    let members: Vec<String> = (0..100).map(|i| format!("member-{i:03}")).collect();
+    let mut request = example();
+    request["social_task"]["org_ids"] = json!(members);
+    let id = f.voting.create_task(&request).await.expect("created");
+    f.clock.advance(chrono::Duration::hours(1));
+    f.voting.start_due_tasks().await.expect("sweep");
+    let counter = ShardedCounter::members(format!("qualified:{id}"), members.iter().map(String::as_str));
+    assert_eq!(counter.shards(), 2);
+    for (i, m) in members.iter().enumerate() {
+        assert!(f.voting.submit_vote(&vote(&id, m, "agent-translator-02")).await.expect("accepted").qualified);
+        assert_eq!(f.queue.take().len(), usize::from(i == 99), "vote {i}");
+    }
+    assert_eq!(counter.total(f.store.as_ref()).await.unwrap(), 100);
+    assert_eq!(counter.values(f.store.as_ref()).await.unwrap(), [counter.shard_limit(0).unwrap(), counter.shard_limit(1).unwrap()]);
+}
+
+#[tokio::test]
+async fn the_sweep_sums_the_shards_of_a_large_task_whose_trigger_was_lost() {
+    let f = flows();
+    let (id, counter) = started_large_public_task(&f, 130).await;
+    // Every vote stored and counted as the vote path does, and the process died each time
+    // before requesting anything.
+    for i in 0..130 {
+        let mut v = vote(&id, &format!("voter-{i:03}"), "agent-translator-03");
+        v["submission_time"] = json!("2026-10-22T10:03:12.000000");
+        let stored = counter.insert(f.store.as_ref(), &format!("voter-{i:03}"), vec![("votes", agora_store::to_json(&v))]).await.unwrap();
+        assert!(matches!(stored, ShardCounted::Stored { .. }));
+        if i == 128 {
+            assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "one place left");
+        }
+    }
+    assert_eq!(f.voting.repair_stalled_tasks().await.expect("sweep"), vec![(id.clone(), Stall::NeverRequested)]);
+    assert_eq!(f.queue.take().len(), 1);
+    assert!(f.voting.repair_stalled_tasks().await.expect("sweep").is_empty(), "requested once");
 }

@@ -10,6 +10,7 @@ mod insert;
 mod query;
 mod races;
 mod round_trip;
+mod sharded;
 mod stream;
 mod update;
 
@@ -21,5 +22,6 @@ pub use insert::*;
 pub use query::*;
 pub use races::*;
 pub use round_trip::*;
+pub use sharded::*;
 pub use stream::*;
 pub use update::*;

@@ -23,14 +23,15 @@
 //! delete fences its counter): 404; one deleted and created again under its id takes the bid
 //! instead (read again, once).
 
-use crate::closing::{on_file, Closing, FENCE};
+use crate::closing::{on_file, Closing};
 use crate::error::OrcadeError;
 use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
 use crate::incarnation::JobKey;
 use crate::ports::Clock;
 use crate::repo::Repo;
 use agora_orcade_schema::{new_id, parse_bid_request, Bid, BidJob, BidJobMode, BidJobStatus, Hook, HookTarget, PqtInput, PqtVerdict};
-use agora_store::{Counted, StoreError};
+use agora_store::sharded::ShardCounted;
+use agora_store::StoreError;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -114,26 +115,29 @@ impl BidIntake {
             bid.reject(verdict.reason.clone());
         }
         let key = JobKey::of(&job);
-        let limit = if fixed { FENCE } else { job.bid_job_max_subjects.unwrap_or(FENCE) };
-        let count = match self.repo.insert_counted_bid(&bid, &key, limit).await {
-            Ok(Counted::Stored(n)) => n,
-            Ok(Counted::Full) => return self.refused_by_the_counter(&job, now).await,
+        // The count, when this write could have completed the job: every bid of a job counted
+        // in one shard under the fence (a fixed roster, an open job with no maximum), the bid
+        // that fills a shard of an open job's places.
+        let count = match self.repo.insert_counted_bid(&bid, &job).await {
+            Ok(ShardCounted::Stored { total, .. }) => total,
+            Ok(ShardCounted::Full) => return self.refused_by_the_counter(&job, now).await,
             Err(StoreError::Duplicate { .. }) => return Err(already(&job, &subject)),
             Err(e) => return Err(e.into()),
         };
         tracing::info!(bid_job_id, bid_id = %bid.bid_id, subject = %subject, accepted = verdict.accepted, "bid stored");
 
-        let (n, fenced) = on_file(count);
-        if fixed {
-            // Complete by the roster read: the store's roster decides (a PATCH may have grown it).
-            if !fenced && n >= job.bid_job_subject_ids.len() as i64 {
-                let fresh = self.fresh_job(bid_job_id, now).await?;
-                if JobKey::of(&fresh) == key && n >= fresh.bid_job_subject_ids.len() as i64 {
-                    self.closing.close(&fresh, "every roster member has a bid on file").await?;
+        if let Some((n, false)) = count.map(on_file) {
+            if fixed {
+                // Complete by the roster read: the store's roster decides (a PATCH may have grown it).
+                if n >= job.bid_job_subject_ids.len() as i64 {
+                    let fresh = self.fresh_job(bid_job_id, now).await?;
+                    if JobKey::of(&fresh) == key && n >= fresh.bid_job_subject_ids.len() as i64 {
+                        self.closing.close(&fresh, "every roster member has a bid on file").await?;
+                    }
                 }
+            } else if job.bid_job_max_subjects.is_some_and(|max| n >= max) {
+                self.closing.close(&job, "bid_job_max_subjects accepted").await?;
             }
-        } else if !fenced && job.bid_job_max_subjects.is_some_and(|max| n >= max) {
-            self.closing.close(&job, "bid_job_max_subjects accepted").await?;
         }
         if !verdict.accepted {
             return Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: true });
@@ -152,7 +156,7 @@ impl BidIntake {
         if JobKey::of(&fresh) != JobKey::of(job) {
             return Ok(Attempt::JobRecreated(fresh));
         }
-        let (accepted, _) = on_file(self.repo.store().counter(&crate::closing::bids_counter(&JobKey::of(job))).await?);
+        let (accepted, _) = self.repo.bids_on_file(job).await?;
         Err(closed_or_full(&fresh, accepted))
     }
 

@@ -24,10 +24,9 @@
 //! for that member's bid again); once closed or evaluated, 409 saying which. A bid whose job is
 //! gone is simply deleted.
 
-use crate::closing::{bids_counter, on_file, Closing, FENCE};
+use crate::closing::{bid_counter, Closing, FENCE};
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
-use crate::incarnation::JobKey;
 use crate::ports::WorkQueue;
 use crate::repo::{decode, Repo};
 use agora_auth::Caller;
@@ -108,7 +107,7 @@ impl Edits {
         tracing::info!(bid_job_id = %id, members = roster.len(), "roster replaced");
         let new_members: Vec<String> = roster.iter().filter(|s| !job.has_subject(s)).cloned().collect();
         crate::work::request_bids(self.deliveries.as_ref(), job, Some(&new_members)).await;
-        let (n, _) = on_file(self.repo.store().counter(&bids_counter(&JobKey::of(job))).await?);
+        let (n, _) = self.repo.bids_on_file(job).await?;
         if n >= roster.len() as i64 {
             self.closing.close(job, "every member of the new roster has a bid on file").await?;
         }
@@ -135,7 +134,7 @@ impl Edits {
         // The fence first: from here on no bid of it is stored or withdrawn. Then what is its,
         // and the job last, so that a delete cut short leaves the job to be deleted again (its
         // id cannot be taken by a new job while the old one's bids are still on file).
-        self.repo.store().increment(&bids_counter(&JobKey::of(&job)), FENCE).await?;
+        bid_counter(&job).increment_all(self.repo.store().as_ref(), FENCE).await?;
         self.repo.remove_job_records(&job).await?;
         if !self.repo.delete_job(&job).await? {
             return Err(OrcadeError::UnknownJob(id.to_owned()));
@@ -152,7 +151,7 @@ impl Edits {
         let Some(job) = self.repo.job(&bid.bid_job_id).await? else {
             return if self.repo.delete_bid(id).await? { Ok(()) } else { Err(unknown()) };
         };
-        match self.repo.withdraw_bid(id, &JobKey::of(&job)).await? {
+        match self.repo.withdraw_bid(&bid, &job).await? {
             Uncounted::Deleted(_) => {
                 tracing::info!(bid_job_id = %job.bid_job_id, bid_id = id, subject = %bid.bid_subject_id, "bid withdrawn");
                 Ok(())

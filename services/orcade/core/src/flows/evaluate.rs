@@ -161,7 +161,7 @@ impl Evaluator {
     async fn apply(&self, job: &BidJob, decision: &Decision) -> Result<EvaluationOutcome, OrcadeError> {
         let id = job.bid_job_id.as_str();
         // Every closer fenced before the close; this only makes sure of it.
-        self.closing.fence(&JobKey::of(job)).await?;
+        self.closing.fence(job).await?;
         let outcome = match decision {
             Decision::Winner { winner_subject_id, bid_id, evaluator_output } => {
                 self.repo.mark_winner(bid_id).await?;

@@ -18,7 +18,7 @@
 //! once the evaluation is applied), then a few reads per pending job. It grows with the jobs
 //! open or under evaluation, not with the jobs ever closed.
 
-use crate::closing::{bids_counter, evaluate_claim, on_file, request_claim, Closing};
+use crate::closing::{evaluate_claim, request_claim, Closing};
 use crate::error::OrcadeError;
 use crate::incarnation::JobKey;
 use crate::ports::Clock;
@@ -79,7 +79,7 @@ impl Repairer {
     /// Closes an open job whose bids on file complete it (the roster of a closed or mixed job,
     /// `bid_job_max_subjects` of an open one), or whose closer died after the fence.
     async fn close_if_complete(&self, job: &BidJob) -> Result<bool, OrcadeError> {
-        let (n, fenced) = on_file(self.repo.store().counter(&bids_counter(&JobKey::of(job))).await?);
+        let (n, fenced) = self.repo.bids_on_file(job).await?;
         if fenced {
             return self.closing.close(job, "repair: its closer died after fencing its bids").await;
         }
@@ -129,7 +129,7 @@ impl Repairer {
         if claims.claim(&format!("repair:{key}"), now, Some(self.closing.leases().claim)).await? == Claim::Held {
             return Ok(None);
         }
-        self.closing.fence(&key).await?;
+        self.closing.fence(job).await?;
         self.closing.request(job).await?;
         Ok(Some(stall))
     }

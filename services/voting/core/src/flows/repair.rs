@@ -3,8 +3,9 @@
 //! sweep interval, on AWS in `start-tasks` every minute), so that no crash leaves a task
 //! `started` for ever:
 //!
-//! - **never requested**: the trigger holds (the stored count says so) but nobody took the
-//!   trigger claim: the process died between storing the triggering vote and claiming;
+//! - **never requested**: the trigger holds (the stored count says so: the sum of the shards
+//!   of [`trigger::qualified_counter`], read in parallel) but nobody took the trigger claim: the
+//!   process died between storing the triggering vote and claiming;
 //! - **request lost**: the trigger claim is leased and its lease ran out unsettled: the
 //!   requester died before the queue took the request;
 //! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed: the
@@ -91,7 +92,7 @@ impl Repairer {
             ClaimState::Expired => Stall::RequestLost,
             ClaimState::Free => {
                 let Some(needed) = trigger::threshold(task) else { return Ok(None) };
-                if u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0) < needed {
+                if u64::try_from(self.repo.qualified_count(task).await?).unwrap_or(0) < needed {
                     return Ok(None);
                 }
                 Stall::NeverRequested

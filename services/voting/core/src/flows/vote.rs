@@ -1,7 +1,7 @@
 //! Vote intake (§3.3, §1.2 steps 4–5): the checks in order, the PQT, the vote stored with its
 //! count in one atomic write (one vote per subject and at most `duration` qualified votes of a
-//! public task enforced by the store), idempotent retries, then the trigger, counted with this
-//! vote.
+//! public task enforced by the store; the count is sharded, [`trigger::qualified_counter`]),
+//! idempotent retries, then the trigger, counted with this vote when its write filled a shard.
 
 use super::truthy;
 use crate::error::VotingError;
@@ -12,7 +12,8 @@ use crate::specs::SpecCache;
 use crate::tasks::StartedTasks;
 use crate::trigger::{self, TriggerLeases};
 use agora_store::claims::{Claim, Claims};
-use agora_store::{Counted, DocumentStore, StoreError};
+use agora_store::sharded::ShardCounted;
+use agora_store::{DocumentStore, StoreError};
 use agora_voting_schema::{parse_vote_request, Hook, HookInput, HookTarget, SocialTaskCoreData, TaskStatus, Vote};
 use serde_json::Value;
 use std::sync::Arc;
@@ -87,11 +88,13 @@ impl VoteIntake {
         }
         vote.qualified = self.pre_qualify(&task, &vote).await?;
         vote.submission_time = self.clock.now();
+        // The task's count as this vote's write left it, when the write filled its shard (only
+        // then can it have reached the threshold).
         let counted = if vote.qualified {
-            match self.repo.insert_counted_vote(&vote, trigger::places(&task)).await {
-                Ok(Counted::Stored(n)) => Some(u64::try_from(n).unwrap_or(0)),
+            match self.repo.insert_counted_vote(&task, &vote).await {
+                Ok(ShardCounted::Stored { total, .. }) => total.map(|n| u64::try_from(n).unwrap_or(0)),
                 // Every place is taken: the trigger holds, the evaluation reads these votes.
-                Ok(Counted::Full) => return self.retried_or(&task, &vote, VotingError::VotingClosed).await,
+                Ok(ShardCounted::Full) => return self.retried_or(&task, &vote, VotingError::VotingClosed).await,
                 Err(StoreError::Duplicate { .. }) => return self.retried_or(&task, &vote, VotingError::AlreadyVoted).await,
                 Err(e) => return Err(e.into()),
             }
@@ -111,8 +114,8 @@ impl VoteIntake {
         if task.enable_live_streaming {
             self.changes.task_changed(&task_id).await;
         }
-        if counted.is_some() {
-            self.trigger_if_ready(&task, counted).await?;
+        if let Some(n) = counted {
+            self.trigger_if_ready(&task, Some(n)).await?;
         }
         Ok(VoteAccepted { qualified: vote.qualified })
     }
@@ -221,11 +224,13 @@ impl VoteIntake {
 
     /// §1.3: when the trigger holds (counting the vote just stored), queue one evaluation.
     ///
-    /// `counted` is the task's count of qualified votes as this vote's write left it. Counts are
-    /// exact and each qualified vote raises it by one, so exactly one vote's write brings it to
-    /// the threshold: that vote queues the evaluation, then records the request (a settled
-    /// trigger claim) for the repair sweep, which requests it again if the process dies before
-    /// the queue has it (a duplicate request is harmless: evaluation completes once).
+    /// `counted` is the task's count of qualified votes as read by this vote's write, which
+    /// filled a shard. Counts are exact, and at least one vote's write sees the threshold
+    /// reached (the last shard-filling write; two filling two shards at once may both see it,
+    /// see [`crate::trigger`]): each such vote queues the evaluation, then records the request
+    /// (the trigger claim, which the second finds held) for the repair sweep, which requests it
+    /// again if the process dies before the queue has it. A duplicate request is harmless: the
+    /// evaluator completes a task once, under its claim and a conditional write.
     ///
     /// `None` (a retried vote) reads the count and requests the evaluation unless the trigger's
     /// claim says it was requested; its claim is leased until the queue has the request.
@@ -235,7 +240,7 @@ impl VoteIntake {
         let claim_key = trigger::trigger_claim(id);
         let now = self.clock.now();
         match counted {
-            Some(n) if n != needed => return Ok(()),
+            Some(n) if n < needed => return Ok(()),
             Some(_) => {
                 queue_evaluation(self.evaluations.as_ref(), id).await?;
                 if let Err(e) = self.claims.claim(&claim_key, now, Some(self.leases.request)).await {
@@ -244,7 +249,7 @@ impl VoteIntake {
                 }
             }
             None => {
-                if u64::try_from(self.repo.qualified_count(id).await?).unwrap_or(0) < needed
+                if u64::try_from(self.repo.qualified_count(task).await?).unwrap_or(0) < needed
                     || self.claims.live(&claim_key, now).await?
                     || self.claims.claim(&claim_key, now, Some(self.leases.claim)).await? == Claim::Held
                 {
