@@ -4,7 +4,8 @@
 //!
 //! 1. store calls: insert one vote (sequential, 16 tasks), get, the vote-intake lookup by
 //!    (task, subject), the trigger count;
-//! 2. `find` of the 10,000 votes of one task;
+//! 2. `find` of the 10,000 votes of one task, and the hottest partition key of their inserts
+//!    (`DynamoStore::key_writes`);
 //! 3. capped-roster appends (`update` with a condition and an append), sequential.
 //!
 //! (The votes per second through voting's `submit-vote` handler are the voting service's bench:
@@ -110,6 +111,8 @@ async fn store_calls(store: &Arc<DynamoStore>, n: usize) {
 
 /// `find` of every vote of a task of `big` votes (inserted 50 per call).
 async fn find_big_task(store: &Arc<DynamoStore>, big: usize) {
+    store.reset_key_writes();
+    store.track_key_writes(true);
     let t = Instant::now();
     let ids: Vec<usize> = (0..big).collect();
     for chunk in ids.chunks(50) {
@@ -117,6 +120,20 @@ async fn find_big_task(store: &Arc<DynamoStore>, big: usize) {
         store.insert(docs).await.expect("insert 50 votes");
     }
     report("insert 50 votes per call (votes)", big, t.elapsed());
+    store.track_key_writes(false);
+    let writes = store.key_writes(1);
+    if let Some(hottest) = writes.hottest() {
+        println!(
+            "{:<44} {} {}: {} of {big} votes ({:.1}%), {} partition writes over {} keys",
+            "hottest key of one task's votes",
+            hottest.index.as_deref().unwrap_or("table"),
+            hottest.key,
+            hottest.writes,
+            100.0 * writes.share_of(big as u64),
+            writes.partition_writes,
+            writes.keys
+        );
+    }
     let by_task = Filter::must(json!({"social_task_id": "task_big"}));
     for _ in 0..3 {
         let t = Instant::now();

@@ -1,5 +1,6 @@
 //! The table connection every call goes through: the client, the table, the layout of the
-//! database's keys, and the counts of the calls made (for tests and benchmarks).
+//! database's keys, and the counts of the calls made and of the writes per partition key (for
+//! tests and benchmarks).
 
 use crate::table::{Layout, PK};
 use agora_store::StoreError;
@@ -14,6 +15,8 @@ pub(crate) struct Inner {
     pub table: String,
     pub layout: Layout,
     pub stats: Counters,
+    /// Writes per partition key, when switched on.
+    pub key_writes: std::sync::Arc<crate::key_writes::Tally>,
 }
 
 /// Calls made to DynamoDB since the store was connected, for tests and benchmarks.

@@ -6,6 +6,7 @@
 //! on the item not carrying it already. A retry that finds its own token reads the value back.
 
 use crate::connection::Inner;
+use crate::key_writes::Written;
 use crate::table::{PK, WRITE_TOKEN};
 use crate::writes::{Failure, Write};
 use agora_store::StoreError;
@@ -70,9 +71,13 @@ pub(crate) async fn increment(inner: &Inner, name: &str, by: i64) -> Result<i64,
         .send()
         .await;
     match updated {
-        Ok(out) => number(out.attributes(), name),
+        Ok(out) => {
+            inner.key_writes.record(false, [Written::Key(&pk)]);
+            number(out.attributes(), name)
+        }
         Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
             // Our own earlier attempt was applied: the value now (later increments included).
+            inner.key_writes.record(false, [Written::Key(&pk)]);
             number(crate::connection::consistent_get(inner, pk).await?.as_ref(), name)
         }
         Err(e) => Err(crate::error::backend("UpdateItem", e)),

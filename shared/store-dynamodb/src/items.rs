@@ -74,10 +74,13 @@ pub(crate) fn prepare(c: &Collection, text: &str, fields: &TopLevel<'_>, id: &st
     main.insert(SEQ.to_string(), s(seq));
     main.insert(VER.to_string(), AttributeValue::N(ver.to_string()));
     main.insert(WRITE_TOKEN.to_string(), s(&crate::order::next_token()));
-    main.insert(ALL_ATTR.to_string(), s(&c.shard_pk(c.shard_of(id))));
+    // One shard for every GSI key of the document, from its key: stable across rewrites.
+    let shard = c.shard_of(id);
+    main.insert(ALL_ATTR.to_string(), s(&c.shard_pk(shard)));
     for index in &c.indexes {
         let values: Option<Vec<serde_json::Value>> = index.fields.iter().map(|f| scalar_of(fields, f)).collect();
         if let Some(index_pk) = values.and_then(|v| c.index_pk(index, &v.iter().collect::<Vec<_>>())) {
+            let index_pk = c.index_shard_pk(&index_pk, shard);
             check_key_length(c, &index_pk, "an indexed value")?;
             main.insert(table::index_attr(index.slot), s(&index_pk));
         }
@@ -129,6 +132,8 @@ pub(crate) struct Stored {
     pub body: Body,
     /// Partition keys of the document's markers (empty when not read).
     pub markers: Vec<String>,
+    /// The GSI keys of the item: `(attribute, key)` for `gall` and each `g<n>` it carries.
+    pub index_keys: Vec<(String, String)>,
 }
 
 /// Reads a main item of `collection`.
@@ -158,7 +163,12 @@ pub(crate) fn stored(c: &Collection, mut item: Item) -> Result<Stored, StoreErro
             Body::Parts { gen, count }
         }
     };
-    Ok(Stored { id, seq, ver, body, markers })
+    let index_keys = item
+        .into_iter()
+        .filter(|(attr, _)| attr == ALL_ATTR || table::index_slot_of(attr).is_some())
+        .filter_map(|(attr, value)| if let AttributeValue::S(key) = value { Some((attr, key)) } else { None })
+        .collect();
+    Ok(Stored { id, seq, ver, body, markers, index_keys })
 }
 
 /// A string attribute.

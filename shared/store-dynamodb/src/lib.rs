@@ -65,9 +65,9 @@
 //!   manifest `pgen` (S) + `pn` (N) of a document stored in parts; `ver` (N) raised by every
 //!   write; `wt` (S) a token unique to each write (a `PutItem` the SDK retried after its first
 //!   attempt was applied recognises itself); `seq` (S) insertion order (see `order.rs`), kept by
-//!   updates; `gall` (S)
-//!   `<collection>#<shard>` (shard = FNV-1a of the id modulo [`COLLECTION_SHARDS`]); `g<n>` (S)
-//!   for each field GSI the document is in; `uks` (L of S) the keys of its unique markers.
+//!   updates; `gall` (S) `<collection>#<shard>`, where the document's shard is FNV-1a of its id
+//!   modulo [`GSI_SHARDS`] (16); `g<n>` (S) for each field GSI the document is in, in the same
+//!   shard (see *Write shards*); `uks` (L of S) the keys of its unique markers.
 //! * **Unique marker** `pk = u#<collection>#<fields joined by ,>#<values>`, `owner` (S) the key
 //!   of the document holding those values. Written and deleted in the same transaction as the
 //!   document, each with `attribute_not_exists(pk)`.
@@ -87,7 +87,9 @@
 //! Derived from each [`agora_store::CollectionSpec`]: one GSI per `indexed` field (except the
 //! key, which `GetItem` serves), in `indexed` order, then one composite GSI pairing the first
 //! indexed field with each later one, unless the pair is a unique set (its marker serves that
-//! lookup). `g<n> = <collection>#<fields joined by ,>#<values>`. For `voting_db`:
+//! lookup). `g<n> = <collection>#<fields joined by ,>#<values>` in shard 0, and
+//! `<collection>#<fields joined by ,>#<shard>#<values>` in shards 1 to 15 (see *Write shards*).
+//! For `voting_db`:
 //!
 //! | GSI | `votes` | `social_task_core_data` |
 //! |---|---|---|
@@ -99,9 +101,41 @@
 //! So the hot paths are keyed reads: vote intake is `GetItem` (vote by id) and the unique
 //! marker of `(social_task_id, submitter_subject_id)`; the trigger count is a counter item
 //! raised with one atomic `UpdateItem` per qualified vote (strongly consistent, unlike a GSI
-//! count); the start sweep a `Query` of `gsi1` on
+//! count); the start sweep a `Query` of the shards of `gsi1` on
 //! `status = scheduled`. `query.rs` documents the choice of access path; the store never calls
 //! `Scan` (a filter without a usable equality queries the shards of `gsi_all`).
+//!
+//! # Write shards
+//!
+//! A DynamoDB partition takes about 1,000 write units a second, GSI partitions included. So that
+//! no GSI key takes every write of a hot value (the votes of one task on `social_task_id`, every
+//! qualified vote of the deployment on `qualified`), every GSI partition key is split over
+//! [`GSI_SHARDS`] = 16 shards: a document's shard is FNV-1a of its key modulo 16, the same for
+//! `gall` and each `g<n>`, and stable across rewrites (an update never moves an item between
+//! shards). A value's writes spread evenly over its 16 keys (10,000 votes of one task: the
+//! hottest key takes 6 to 7% of them). A read of a GSI key (`find`, `count`, `find_stream`)
+//! queries its 16 shards at once and merges them by `seq`, so answers and their order are those
+//! of one partition; a count with a limit stops once the shards' counts together reach it.
+//!
+//! Low-cardinality fields (`qualified`, `is_winner`, statuses, modes, types) keep their own GSIs:
+//! sharded like the others, their keys take a sixteenth of the writes each, the fan-out reads
+//! being the price (16 `Query` calls, in parallel, instead of one). Unique markers and
+//! documents are keyed by high-cardinality values already, and counters (`c#...`) are one item
+//! each: not sharded here.
+//!
+//! Items written before the shards (unsharded `g<n>` keys, `gall` shards 0 to 7) are read
+//! unchanged: shard 0 of a field GSI key is the unsharded key, and shards `0..8` of `gall` are
+//! among `0..16`. A rewrite moves such an item to its shard. The shard is written before the
+//! values, not after them, because a single string is encoded unquoted (`s:a#1` could be the
+//! value `a#1` unsharded, or `a` in shard 1); encoded values never start with a digit.
+//!
+//! # Writes per partition key
+//!
+//! [`DynamoStore::key_writes`] tallies the writes the store made per partition key, of the table
+//! and of each GSI (off by default: switched on with [`DynamoStore::track_key_writes`] or
+//! [`KEY_WRITES_ENV`], which makes every store of the process share one tally,
+//! [`process_key_writes`]); [`hottest_share`] turns it into the hottest key's share of a number
+//! of writes. `key_writes.rs` says what is counted.
 //!
 //! # Writes
 //!
@@ -138,7 +172,7 @@
 //!
 //! `find_stream` reads the same `Query` pages as `find`, one at a time as the stream is read
 //! (a shard's next page only once the documents of its last one are handed on), so that it holds
-//! about a page per partition it reads; `stream.rs` describes it.
+//! about a page per partition it reads (16 for a GSI read); `stream.rs` describes it.
 
 mod admin;
 mod config;
@@ -147,6 +181,7 @@ mod counters;
 mod document;
 mod error;
 mod items;
+mod key_writes;
 mod order;
 mod parts;
 mod query;
@@ -158,7 +193,8 @@ mod writes;
 
 pub use config::{DynamoConfig, DEFAULT_TABLE, ENDPOINT_ENV, TABLE_ENV};
 pub use connection::StoreStats;
+pub use key_writes::{hottest_share, process_key_writes, reset_process_key_writes, KeyCount, KeyWrites, KEY_WRITES_ENV};
 pub use query::AccessPath;
 pub use store::DynamoStore;
-pub use table::COLLECTION_SHARDS;
+pub use table::GSI_SHARDS;
 pub use writes::MAX_TRANSACTION_ITEMS;

@@ -10,6 +10,7 @@
 
 use crate::connection::Inner;
 use crate::items::{Item, Stored};
+use crate::key_writes::Written;
 use crate::table::{Collection, PART_DATA, PK};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -68,6 +69,10 @@ pub(crate) async fn put_all(inner: &Inner, parts: &[Item]) -> Result<(), StoreEr
     futures::stream::iter(parts.iter().cloned())
         .map(|part: Item| async move {
             inner.stats.count_put();
+            let pk = match part.get(PK) {
+                Some(AttributeValue::S(pk)) => pk.clone(),
+                _ => String::new(),
+            };
             inner
                 .client
                 .put_item()
@@ -75,7 +80,7 @@ pub(crate) async fn put_all(inner: &Inner, parts: &[Item]) -> Result<(), StoreEr
                 .set_item(Some(part))
                 .send()
                 .await
-                .map(|_| ())
+                .map(|_| inner.key_writes.record(false, [Written::Key(&pk)]))
                 .map_err(|e| crate::error::backend("PutItem (part)", e))
         })
         .buffer_unordered(CONCURRENT_PARTS)
@@ -97,10 +102,10 @@ pub(crate) async fn delete(inner: &Inner, c: &Collection, id: &str, gen: &str, c
                     .client
                     .delete_item()
                     .table_name(&inner.table)
-                    .key(PK, AttributeValue::S(pk))
+                    .key(PK, AttributeValue::S(pk.clone()))
                     .send()
                     .await
-                    .map(|_| ())
+                    .map(|_| inner.key_writes.record(false, [Written::Key(&pk)]))
                     .map_err(|e| crate::error::backend("DeleteItem (part)", e))
             }
         })

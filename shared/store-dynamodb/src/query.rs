@@ -7,8 +7,12 @@
 //! 2. every field of a unique set: the set's marker (a consistent `GetItem`), then the document
 //!    it names;
 //! 3. a field GSI: composites (two equalities) before single fields, single fields in `indexed`
-//!    order; one `Query`, in insertion order;
-//! 4. otherwise the collection GSI: one `Query` per shard, merged in insertion order.
+//!    order;
+//! 4. otherwise the collection GSI.
+//!
+//! Every GSI key is write-sharded over [`GSI_SHARDS`] partitions (`table.rs`): a GSI read is one
+//! `Query` per shard, all at once, merged in insertion order (`seq`, the GSIs' sort key). A
+//! count with a limit stops reading once the shards' counts together reach it.
 //!
 //! Whatever the access path does not check is matched in Rust ([`Filter::matches`]); when
 //! nothing is left, documents are handed back as stored, and `count` asks DynamoDB for counts
@@ -18,11 +22,12 @@ use crate::connection::Inner;
 use crate::document::raw;
 use crate::items::{self, Item, Stored};
 use crate::parts;
-use crate::table::{self, Collection, ALL_ATTR, ALL_INDEX, COLLECTION_SHARDS, DOC, OWNER, PART_COUNT, PART_GEN, PK, SEQ};
+use crate::table::{self, Collection, ALL_ATTR, ALL_INDEX, DOC, GSI_SHARDS, OWNER, PART_COUNT, PART_GEN, PK, SEQ};
 use agora_filter::Filter;
 use agora_store::{Json, StoreError};
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How a filter is served; see the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,13 +38,13 @@ pub enum AccessPath {
     Key,
     /// `GetItem` of the marker of this unique set (fields joined by `,`), then of the document.
     Unique { fields: String },
-    /// `Query` of this field GSI (`gsi<n>`) on these fields (joined by `,`).
+    /// `Query` of the shards of this field GSI (`gsi<n>`) key on these fields (joined by `,`).
     Index { index: String, fields: String },
     /// `Query` of every shard of the collection GSI: a read of the whole collection.
     Collection,
 }
 
-/// An access path with its keys.
+/// An access path with its keys (a field GSI's: its shard 0, see [`Collection::index_shard_pk`]).
 #[derive(Debug, Clone)]
 pub(crate) enum Access {
     Nothing,
@@ -120,20 +125,23 @@ pub(crate) async fn find(inner: &Inner, c: &Collection, plan: &Plan) -> Result<V
             Some(id) => one(inner, c, &id, &plan.rest).await.map(|doc| doc.into_iter().collect()),
             None => Ok(Vec::new()),
         },
-        Access::Index { slot, pk } => {
-            let source = index_source(*slot, pk);
-            let docs = read(inner, c, &source, &plan.rest, None).await?;
-            Ok(docs.into_iter().map(|(_, doc)| doc).collect())
-        }
-        Access::Collection => {
-            let shards = (0..COLLECTION_SHARDS).map(|shard| {
-                let source = shard_source(c, shard);
-                async move { read(inner, c, &source, &plan.rest, None).await }
-            });
+        Access::Index { .. } | Access::Collection => {
+            let shards = partitions(c, &plan.access).into_iter().map(|source| async move { read(inner, c, &source, &plan.rest).await });
+            // Each shard in insertion order; merged by `seq` (a sort of sorted runs).
             let mut docs: Vec<(String, Json)> = futures::future::try_join_all(shards).await?.into_iter().flatten().collect();
             docs.sort_by(|a, b| a.0.cmp(&b.0));
             Ok(docs.into_iter().map(|(_, doc)| doc).collect())
         }
+    }
+}
+
+/// The GSI partitions a GSI access path reads: every shard of its key (none for the other
+/// paths).
+pub(crate) fn partitions(c: &Collection, access: &Access) -> Vec<Source> {
+    match access {
+        Access::Index { slot, pk } => (0..GSI_SHARDS).map(|shard| index_source(*slot, &c.index_shard_pk(pk, shard))).collect(),
+        Access::Collection => (0..GSI_SHARDS).map(|shard| shard_source(c, shard)).collect(),
+        Access::Nothing | Access::Key(_) | Access::Unique { .. } => Vec::new(),
     }
 }
 
@@ -145,27 +153,14 @@ pub(crate) async fn count(inner: &Inner, c: &Collection, plan: &Plan, limit: Opt
     let capped = |n: u64| limit.map_or(n, |limit| n.min(limit));
     match &plan.access {
         Access::Nothing | Access::Key(_) | Access::Unique { .. } => Ok(capped(find(inner, c, plan).await?.len() as u64)),
-        Access::Index { slot, pk } => {
-            let source = index_source(*slot, pk);
-            count_source(inner, c, &source, &plan.rest, limit).await
-        }
-        Access::Collection => {
-            let mut total = 0u64;
-            if plan.rest.is_all() {
-                let shards = (0..COLLECTION_SHARDS).map(|shard| {
-                    let source = shard_source(c, shard);
-                    async move { count_source(inner, c, &source, &plan.rest, limit).await }
-                });
-                total = futures::future::try_join_all(shards).await?.into_iter().sum();
-            } else {
-                for shard in 0..COLLECTION_SHARDS {
-                    let remaining = limit.map(|limit| limit.saturating_sub(total));
-                    if remaining == Some(0) {
-                        break;
-                    }
-                    total += count_source(inner, c, &shard_source(c, shard), &plan.rest, remaining).await?;
-                }
-            }
+        Access::Index { .. } | Access::Collection => {
+            // Every shard at once; together they stop at the limit.
+            let counted = AtomicU64::new(0);
+            let counted = &counted;
+            let shards = partitions(c, &plan.access)
+                .into_iter()
+                .map(|source| async move { count_source(inner, c, &source, &plan.rest, limit, counted).await });
+            let total: u64 = futures::future::try_join_all(shards).await?.into_iter().sum();
             Ok(capped(total))
         }
     }
@@ -222,13 +217,25 @@ pub(crate) fn shard_source(c: &Collection, shard: u32) -> Source {
     Source::Shard { pk: c.shard_pk(shard) }
 }
 
-/// One page of a `Query` of `source`: items (or only their count).
+/// What a page of a `Query` brings back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fetch {
+    /// The items' documents (and keys).
+    Documents,
+    /// Their number only (`Select::COUNT`).
+    Count,
+    /// Their `seq` only.
+    Seq,
+}
+
+/// One page of a `Query` of `source` (of its items after `seq` `after`, when given).
 pub(crate) async fn page(
     inner: &Inner,
     source: &Source,
     start: Option<Item>,
-    count_only: bool,
+    fetch: Fetch,
     limit: Option<u64>,
+    after: Option<&str>,
 ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, StoreError> {
     let (index, attr, pk) = match source {
         Source::Index { name, attr, pk } => {
@@ -245,67 +252,89 @@ pub(crate) async fn page(
         .query()
         .table_name(&inner.table)
         .index_name(index)
-        .key_condition_expression("#k = :k")
         .expression_attribute_names("#k", attr)
         .expression_attribute_values(":k", AttributeValue::S(pk.clone()))
         .set_exclusive_start_key(start)
         .set_limit(limit.map(|l| i32::try_from(l).unwrap_or(i32::MAX)));
-    if count_only {
-        call = call.select(Select::Count);
-    } else {
-        call = call
+    call = match after {
+        Some(seq) => call
+            .key_condition_expression("#k = :k AND #seq > :after")
+            .expression_attribute_values(":after", AttributeValue::S(seq.to_string()))
+            .expression_attribute_names("#seq", SEQ),
+        None => call.key_condition_expression("#k = :k"),
+    };
+    call = match fetch {
+        Fetch::Count => call.select(Select::Count),
+        Fetch::Seq => call.projection_expression("#seq").expression_attribute_names("#seq", SEQ),
+        Fetch::Documents => call
             .projection_expression("#pk, #seq, #doc, #pgen, #pn")
             .expression_attribute_names("#pk", PK)
             .expression_attribute_names("#seq", SEQ)
             .expression_attribute_names("#doc", DOC)
             .expression_attribute_names("#pgen", PART_GEN)
-            .expression_attribute_names("#pn", PART_COUNT);
-    }
+            .expression_attribute_names("#pn", PART_COUNT),
+    };
     call.send().await.map_err(|e| crate::error::backend("Query", e))
 }
 
-/// The documents of `source` matching `rest`, in insertion order, with their `seq`; no more than
-/// `limit` of them.
-async fn read(
-    inner: &Inner,
-    c: &Collection,
-    source: &Source,
-    rest: &Filter,
-    limit: Option<u64>,
-) -> Result<Vec<(String, Json)>, StoreError> {
+/// The documents of `source` matching `rest`, in insertion order, with their `seq`.
+async fn read(inner: &Inner, c: &Collection, source: &Source, rest: &Filter) -> Result<Vec<(String, Json)>, StoreError> {
     let mut out = Vec::new();
     let mut start = None;
     loop {
-        let page = page(inner, source, start, false, None).await?;
+        let page = page(inner, source, start, Fetch::Documents, None, None).await?;
         for item in page.items.unwrap_or_default() {
-            if limit.is_some_and(|limit| out.len() as u64 >= limit) {
-                return Ok(out);
-            }
             if let Some(doc) = document(inner, c, item, rest).await? {
                 out.push(doc);
             }
         }
         start = page.last_evaluated_key.filter(|key| !key.is_empty());
-        if start.is_none() || limit.is_some_and(|limit| out.len() as u64 >= limit) {
+        if start.is_none() {
             return Ok(out);
         }
     }
 }
 
-/// How many documents of `source` match `rest`, up to `limit`.
-async fn count_source(inner: &Inner, c: &Collection, source: &Source, rest: &Filter, limit: Option<u64>) -> Result<u64, StoreError> {
-    if !rest.is_all() {
-        return Ok(read(inner, c, source, rest, limit).await?.len() as u64);
-    }
+/// How many documents of `source` match `rest`, one of the partitions of a count up to `limit`:
+/// adds them to `counted` (the count of every partition so far), and stops once it reaches
+/// `limit`. Counts with `Select::COUNT` when nothing is left to the matcher.
+async fn count_source(
+    inner: &Inner,
+    c: &Collection,
+    source: &Source,
+    rest: &Filter,
+    limit: Option<u64>,
+    counted: &AtomicU64,
+) -> Result<u64, StoreError> {
+    let left = || limit.map(|limit| limit.saturating_sub(counted.load(Ordering::Relaxed)));
     let mut total = 0u64;
     let mut start = None;
     loop {
-        let remaining = limit.map(|limit| limit - total);
-        let page = page(inner, source, start, true, remaining).await?;
-        total += u64::try_from(page.count).unwrap_or(0);
-        start = page.last_evaluated_key.filter(|key| !key.is_empty());
-        if start.is_none() || limit.is_some_and(|limit| total >= limit) {
-            return Ok(limit.map_or(total, |limit| total.min(limit)));
+        if left() == Some(0) {
+            return Ok(total);
+        }
+        let next = if rest.is_all() {
+            let page = page(inner, source, start, Fetch::Count, left(), None).await?;
+            let n = u64::try_from(page.count).unwrap_or(0);
+            total += n;
+            counted.fetch_add(n, Ordering::Relaxed);
+            page.last_evaluated_key
+        } else {
+            let page = page(inner, source, start, Fetch::Documents, None, None).await?;
+            for item in page.items.unwrap_or_default() {
+                if left() == Some(0) {
+                    return Ok(total);
+                }
+                if document(inner, c, item, rest).await?.is_some() {
+                    total += 1;
+                    counted.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            page.last_evaluated_key
+        };
+        start = next.filter(|key| !key.is_empty());
+        if start.is_none() {
+            return Ok(total);
         }
     }
 }

@@ -3,6 +3,7 @@
 use crate::config::DynamoConfig;
 use crate::document::raw;
 use crate::items::{self, Body, Item, Prepared};
+use crate::key_writes::Written;
 use crate::parts;
 use crate::query::{self, AccessPath, Plan};
 use crate::table::{Collection, Layout};
@@ -12,6 +13,7 @@ use agora_store::change::{apply, Plan as ChangePlan};
 use agora_store::document::{key_of, top_level};
 use agora_store::{Change, Counted, DatabaseSpec, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use async_trait::async_trait;
+use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -39,7 +41,15 @@ impl DynamoStore {
     /// share it: clone the client).
     pub fn with_client(client: aws_sdk_dynamodb::Client, table: impl Into<String>, db: DatabaseSpec) -> Result<DynamoStore, StoreError> {
         let layout = Layout::new(&db)?;
-        Ok(DynamoStore { inner: Arc::new(Inner { client, table: table.into(), layout, stats: Counters::default() }) })
+        Ok(DynamoStore {
+            inner: Arc::new(Inner {
+                client,
+                table: table.into(),
+                layout,
+                stats: Counters::default(),
+                key_writes: crate::key_writes::Tally::from_env(),
+            }),
+        })
     }
 
     /// Creates the table and its GSIs if it does not exist, and waits until it is active; checks
@@ -67,6 +77,35 @@ impl DynamoStore {
     /// The calls made so far.
     pub fn stats(&self) -> StoreStats {
         self.inner.stats.snapshot()
+    }
+
+    /// Switches the per-partition write tally on or off (off unless [`KEY_WRITES_ENV`] was set
+    /// when the store was made); shared by the store's clones. Switching off keeps the counts.
+    ///
+    /// [`KEY_WRITES_ENV`]: crate::KEY_WRITES_ENV
+    pub fn track_key_writes(&self, on: bool) {
+        self.inner.key_writes.switch(on);
+    }
+
+    /// The writes per partition key counted so far (see [`crate::KeyWrites`]), with the `top`
+    /// most written keys:
+    ///
+    /// ```ignore
+    /// store.track_key_writes(true);
+    /// // ... 10,000 votes of one task ...
+    /// let writes = store.key_writes(5);
+    /// let hottest = writes.hottest_index_key().expect("a GSI written");
+    /// println!("{} {}: {} writes, {:.1}% of the votes", hottest.index.as_deref().unwrap_or("table"), hottest.key,
+    ///     hottest.writes, 100.0 * hottest.writes as f64 / 10_000.0);
+    /// println!("hottest key of all (the task's counter): {:.0}%", 100.0 * writes.share_of(10_000));
+    /// ```
+    pub fn key_writes(&self, top: usize) -> crate::KeyWrites {
+        self.inner.key_writes.snapshot(top)
+    }
+
+    /// Forgets the writes counted so far.
+    pub fn reset_key_writes(&self) {
+        self.inner.key_writes.reset();
     }
 
     /// How `find` and `count` serve `filter` on `collection`.
@@ -229,7 +268,7 @@ impl DynamoStore {
                 tokio::time::sleep(writes::backoff(attempt)).await;
             }
             let Some(stored) = get_main(inner, c, id).await? else { return Ok(Uncounted::Missing) };
-            let (ver, body, markers) = (stored.ver, stored.body.clone(), stored.markers.clone());
+            let (ver, body, markers, index_keys) = (stored.ver, stored.body.clone(), stored.markers.clone(), stored.index_keys.clone());
             if !condition.is_all() {
                 let Some(text) = parts::text_of(inner, c, stored).await? else { continue };
                 if !meets(c, &text, condition)? {
@@ -243,6 +282,8 @@ impl DynamoStore {
             plan.extend(extra.clone());
             match writes::commit(inner, plan).await? {
                 Ok(()) => {
+                    // Deleting the item removed its GSI entries.
+                    inner.key_writes.record(false, index_keys.iter().map(|(attr, key)| Written::IndexEntry { attr, key }));
                     drop_parts(inner, c, id, &body).await;
                     return Ok(Uncounted::Deleted(0));
                 }
@@ -310,6 +351,7 @@ impl DocumentStore for DynamoStore {
             }
             let Some(stored) = get_main(inner, c, id).await? else { return Ok(false) };
             let (ver, seq, old_body, old_markers) = (stored.ver, stored.seq.clone(), stored.body.clone(), stored.markers.clone());
+            let old_index_keys = stored.index_keys.clone();
             let Some(text) = parts::text_of(inner, c, stored).await? else { continue };
             if !meets(c, &text, condition)? {
                 return Ok(false);
@@ -331,6 +373,10 @@ impl DocumentStore for DynamoStore {
             }
             match commit_with_parts(inner, plan, &[(c, &p)]).await? {
                 Ok(()) => {
+                    // The GSI entries the document moved out of were removed.
+                    let moved =
+                        old_index_keys.iter().filter(|(attr, key)| !matches!(p.main.get(attr), Some(AttributeValue::S(new)) if new == key));
+                    inner.key_writes.record(false, moved.map(|(attr, key)| Written::IndexEntry { attr, key }));
                     drop_parts(inner, c, id, &old_body).await;
                     return Ok(true);
                 }

@@ -2,27 +2,31 @@
 //! stream has handed on the documents of the one before, so that a stream holds a page (1 MB of
 //! items, DynamoDB's page size) per partition it reads, never the whole answer.
 //!
-//! * A field GSI is one partition in insertion order: its pages in turn. When nothing is left to
-//!   the matcher, the page's skip is stepped over with count-only queries (`Select::COUNT`,
-//!   `Limit` the documents still to skip), which send no documents.
-//! * The collection GSI is [`COLLECTION_SHARDS`] partitions: one stream per shard, merged by
-//!   `seq` (each shard's next document is read ahead, the oldest of them is handed on).
+//! * A GSI read (a field GSI's key or the collection GSI) is [`GSI_SHARDS`] partitions, each in
+//!   insertion order: one stream per shard, merged by `seq` (each shard's next document is read
+//!   ahead, the oldest of them is handed on).
+//! * When nothing is left to the matcher, every item is a match, so the page's skip is stepped
+//!   over on the items' `seq` alone (the same merge of the shards, reading only `seq`, which
+//!   sends no documents): the reads of the page then start after the last skipped `seq`.
 //! * The key and unique-marker paths read one document: as `find` does.
 //!
 //! The page's skip (where not stepped over) and limit are applied to the merged documents as
 //! they come ([`Page::of_stream`]), so a full page stops the reads.
+//!
+//! [`GSI_SHARDS`]: crate::GSI_SHARDS
 
 use crate::connection::Inner;
 use crate::items::Item;
-use crate::query::{self, index_source, shard_source, Access, Plan, Source};
-use crate::table::{Collection, COLLECTION_SHARDS};
+use crate::query::{self, Access, Fetch, Plan, Source};
+use crate::table::{Collection, SEQ};
 use agora_filter::Filter;
 use agora_store::{DocStream, Json, Page, StoreError};
-use futures::stream::{self, BoxStream, StreamExt};
+use aws_sdk_dynamodb::types::AttributeValue;
+use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
-/// Documents of one partition with their `seq`.
-type SeqStream = BoxStream<'static, Result<(String, Json), StoreError>>;
+/// What one partition yields, in `seq` order, with its `seq`.
+type SeqStream<T> = BoxStream<'static, Result<(String, T), StoreError>>;
 
 /// The `page` of the documents of `c` matching `plan`.
 pub(crate) async fn find_stream(inner: Arc<Inner>, c: &Collection, plan: Plan, page: Page) -> Result<DocStream, StoreError> {
@@ -31,17 +35,23 @@ pub(crate) async fn find_stream(inner: Arc<Inner>, c: &Collection, plan: Plan, p
     }
     match &plan.access {
         Access::Nothing | Access::Key(_) | Access::Unique { .. } => Ok(page.of_vec(query::find(&inner, c, &plan).await?)),
-        Access::Index { slot, pk } => {
-            let source = index_source(*slot, pk);
-            // With nothing left to the matcher, every item is a match: the skip is counted over.
-            let (skip, rest) = if plan.rest.is_all() { (page.skip, page_after_skip(page)) } else { (0, page) };
-            let docs = partition(inner, c.clone(), source, plan.rest.clone(), skip).map(|doc| doc.map(|(_, doc)| doc));
-            Ok(rest.of_stream(docs))
-        }
-        Access::Collection => {
-            let shards =
-                (0..COLLECTION_SHARDS).map(|shard| partition(Arc::clone(&inner), c.clone(), shard_source(c, shard), plan.rest.clone(), 0));
-            Ok(page.of_stream(merge_by_seq(shards.collect())))
+        Access::Index { .. } | Access::Collection => {
+            let sources = query::partitions(c, &plan.access);
+            // With nothing left to the matcher, every item is a match: the skip is stepped over
+            // on `seq` alone.
+            let (after, page) = if plan.rest.is_all() && page.skip > 0 {
+                match nth_seq(&inner, &sources, page.skip).await? {
+                    Some(seq) => (Some(seq), page_after_skip(page)),
+                    None => return Ok(stream::empty().boxed()),
+                }
+            } else {
+                (None, page)
+            };
+            let shards = sources
+                .into_iter()
+                .map(|source| partition(Arc::clone(&inner), c.clone(), source, plan.rest.clone(), after.clone()))
+                .collect();
+            Ok(page.of_stream(merge_by_seq(shards).map_ok(|(_, doc)| doc)))
         }
     }
 }
@@ -51,14 +61,46 @@ fn page_after_skip(page: Page) -> Page {
     Page { skip: 0, limit: page.limit }
 }
 
+/// The `seq` of the `n`-th item (from 1) of `sources` merged in `seq` order; `None` when they
+/// hold fewer.
+async fn nth_seq(inner: &Arc<Inner>, sources: &[Source], n: u64) -> Result<Option<String>, StoreError> {
+    let shards = sources.iter().map(|source| seqs(Arc::clone(inner), source.clone())).collect();
+    let mut merged = merge_by_seq(shards).skip(usize::try_from(n - 1).unwrap_or(usize::MAX));
+    merged.next().await.transpose().map(|found| found.map(|(seq, ())| seq))
+}
+
+/// The `seq` of every item of `source`, in order, read a page at a time.
+fn seqs(inner: Arc<Inner>, source: Source) -> SeqStream<()> {
+    stream::try_unfold((inner, source, None::<Item>, false), |(inner, source, start, done)| async move {
+        if done {
+            return Ok(None);
+        }
+        let out = query::page(&inner, &source, start, Fetch::Seq, None, None).await?;
+        let next = out.last_evaluated_key.filter(|key| !key.is_empty());
+        let done = next.is_none();
+        let page: Vec<Result<(String, ()), StoreError>> = out
+            .items
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|mut item| match item.remove(SEQ) {
+                Some(AttributeValue::S(seq)) => Some(Ok((seq, ()))),
+                _ => None,
+            })
+            .collect();
+        Ok(Some((stream::iter(page), (inner, source, next, done))))
+    })
+    .try_flatten()
+    .boxed()
+}
+
 /// Where the read of one partition is.
 struct Partition {
     inner: Arc<Inner>,
     c: Collection,
     source: Source,
     rest: Filter,
-    /// Items to step over before the first document (counted, not read).
-    skip: u64,
+    /// Only the items after this `seq`.
+    after: Option<String>,
     /// Where the next page starts (`None` with `started`: no more pages).
     start: Option<Item>,
     started: bool,
@@ -67,10 +109,10 @@ struct Partition {
     done: bool,
 }
 
-/// The documents of `source` matching `rest`, in insertion order, with their `seq`, after
-/// stepping over its first `skip` items; read a page at a time.
-fn partition(inner: Arc<Inner>, c: Collection, source: Source, rest: Filter, skip: u64) -> SeqStream {
-    let state = Partition { inner, c, source, rest, skip, start: None, started: false, items: Vec::new().into_iter(), done: false };
+/// The documents of `source` matching `rest` (after `seq` `after`, when given), in insertion
+/// order, with their `seq`; read a page at a time.
+fn partition(inner: Arc<Inner>, c: Collection, source: Source, rest: Filter, after: Option<String>) -> SeqStream<Json> {
+    let state = Partition { inner, c, source, rest, after, start: None, started: false, items: Vec::new().into_iter(), done: false };
     stream::unfold(state, |mut p| async move {
         if p.done {
             return None;
@@ -90,9 +132,6 @@ fn partition(inner: Arc<Inner>, c: Collection, source: Source, rest: Filter, ski
 impl Partition {
     /// The next matching document, reading pages as needed.
     async fn next(&mut self) -> Result<Option<(String, Json)>, StoreError> {
-        if !self.started && self.skip > 0 {
-            self.step_over_skip().await?;
-        }
         loop {
             if let Some(item) = self.items.next() {
                 match query::document(&self.inner, &self.c, item, &self.rest).await? {
@@ -103,39 +142,24 @@ impl Partition {
             if self.started && self.start.is_none() {
                 return Ok(None);
             }
-            let out = query::page(&self.inner, &self.source, self.start.take(), false, None).await?;
+            let out = query::page(&self.inner, &self.source, self.start.take(), Fetch::Documents, None, self.after.as_deref()).await?;
             self.started = true;
             self.start = out.last_evaluated_key.filter(|key| !key.is_empty());
             self.items = out.items.unwrap_or_default().into_iter();
         }
     }
-
-    /// Steps over the first `skip` items with count-only pages.
-    async fn step_over_skip(&mut self) -> Result<(), StoreError> {
-        while self.skip > 0 {
-            let out = query::page(&self.inner, &self.source, self.start.take(), true, Some(self.skip)).await?;
-            self.started = true;
-            self.skip = self.skip.saturating_sub(u64::try_from(out.count).unwrap_or(0));
-            self.start = out.last_evaluated_key.filter(|key| !key.is_empty());
-            if self.start.is_none() {
-                // The partition ends within the skip.
-                self.skip = 0;
-            }
-        }
-        Ok(())
-    }
 }
 
-/// One shard's stream and the document it has read ahead.
-struct Shard {
-    docs: SeqStream,
-    head: Option<(String, Json)>,
+/// One shard's stream and what it has read ahead.
+struct Shard<T> {
+    docs: SeqStream<T>,
+    head: Option<(String, T)>,
     ended: bool,
 }
 
-/// The documents of `streams` (each in `seq` order) in `seq` order.
-fn merge_by_seq(streams: Vec<SeqStream>) -> DocStream {
-    let shards: Vec<Shard> = streams.into_iter().map(|docs| Shard { docs, head: None, ended: false }).collect();
+/// What `streams` yield (each in `seq` order), in `seq` order: the one merge of GSI shards.
+fn merge_by_seq<T: Send + 'static>(streams: Vec<SeqStream<T>>) -> SeqStream<T> {
+    let shards: Vec<Shard<T>> = streams.into_iter().map(|docs| Shard { docs, head: None, ended: false }).collect();
     stream::unfold((shards, false), |(mut shards, failed)| async move {
         if failed {
             return None;
@@ -153,8 +177,8 @@ fn merge_by_seq(streams: Vec<SeqStream>) -> DocStream {
             return Some((Err(e), (shards, true)));
         }
         let oldest = shards.iter().enumerate().filter_map(|(i, s)| s.head.as_ref().map(|(seq, _)| (i, seq))).min_by(|a, b| a.1.cmp(b.1))?.0;
-        let (_, doc) = shards[oldest].head.take().expect("the oldest head");
-        Some((Ok(doc), (shards, false)))
+        let next = shards[oldest].head.take().expect("the oldest head");
+        Some((Ok(next), (shards, false)))
     })
     .boxed()
 }

@@ -1,6 +1,7 @@
 //! The key design: one table for every collection of every database, the items it holds (their
 //! keys prefixed with the database's name), the attributes they carry, and the global secondary
-//! indexes (GSIs) that serve equality lookups.
+//! indexes (GSIs) that serve equality lookups, each GSI key write-sharded over [`GSI_SHARDS`]
+//! partitions.
 //! The crate documentation lists the resulting table exactly; this module computes it from the
 //! [`DatabaseSpec`].
 
@@ -32,16 +33,33 @@ pub(crate) const OWNER: &str = "owner";
 pub(crate) const ALL_ATTR: &str = "gall";
 /// The collection GSI: every document of a collection, sharded.
 pub(crate) const ALL_INDEX: &str = "gsi_all";
-/// Shards of the collection GSI. Spreads a collection's writes over that many GSI partitions;
-/// a read of the whole collection queries each and merges them in insertion order. Readers and
-/// writers must agree on it (it is not part of the table's schema).
-pub const COLLECTION_SHARDS: u32 = 8;
+/// Write shards of every GSI partition key. Each key of the collection GSI and of every field
+/// GSI is split over this many partitions, a document's shard chosen by its key
+/// (FNV-1a of the key: the same for each GSI, and stable across rewrites), so that no GSI
+/// partition takes more than about `1 / GSI_SHARDS` of the writes of one value, however hot. A
+/// read queries every shard in parallel and merges them in insertion order. Readers and writers
+/// must agree on it (it is not part of the table's schema); it may be raised, never lowered:
+/// items written under a smaller count stay in shards that are still read.
+pub const GSI_SHARDS: u32 = 16;
+/// The collection GSI's shard count before field GSIs were sharded (items with `gall` shards
+/// `0..8`): within [`GSI_SHARDS`], so those items are still read.
+const LEGACY_COLLECTION_SHARDS: u32 = 8;
+const _: () = assert!(LEGACY_COLLECTION_SHARDS <= GSI_SHARDS, "the shards of older items must still be read");
 /// Longest partition key the store writes (DynamoDB allows 2,048 bytes).
 pub(crate) const MAX_KEY_BYTES: usize = 2_000;
 
 /// The attribute holding the partition key of field GSI number `slot` (from 1).
 pub(crate) fn index_attr(slot: usize) -> String {
     format!("g{slot}")
+}
+
+/// The number of the field GSI whose partition key attribute is `attr` (`g<n>`), if it is one.
+pub(crate) fn index_slot_of(attr: &str) -> Option<usize> {
+    let digits = attr.strip_prefix('g')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().filter(|n| *n > 0)
 }
 
 /// The name of field GSI number `slot` (from 1).
@@ -113,10 +131,28 @@ impl Collection {
         Some(format!("u#{}#{}#{}", self.scope, set.join(","), encode_values(values)?))
     }
 
-    /// Partition key of a field GSI for `values` of its fields:
-    /// `<database>#<collection>#<fields joined by ,>#<encoded values>`.
+    /// Partition key of shard 0 of a field GSI for `values` of its fields:
+    /// `<database>#<collection>#<fields joined by ,>#<encoded values>` (the key of the layout
+    /// before field GSIs were sharded; [`Collection::index_shard_pk`] makes the other shards').
     pub fn index_pk(&self, index: &Index, values: &[&Value]) -> Option<String> {
         Some(format!("{}#{}#{}", self.scope, index.fields.join(","), encode_values(values)?))
+    }
+
+    /// Partition key of shard `shard` of the field GSI key `index_pk` (made by
+    /// [`Collection::index_pk`]): shard 0 is `index_pk` itself, so that items written before
+    /// field GSIs were sharded are read as shard 0; shard `n > 0` puts `<n>#` before the values:
+    /// `<database>#<collection>#<fields joined by ,>#<n>#<encoded values>`. Unambiguous: fields
+    /// hold no `#`, and encoded values start with `s:`, `b:`, `n:` or `[`, never a digit. (A
+    /// suffix would not be: a string value is encoded unquoted, `s:a#1` could be `"a#1"`
+    /// unsharded or `"a"` in shard 1.)
+    pub fn index_shard_pk(&self, index_pk: &str, shard: u32) -> String {
+        if shard == 0 {
+            return index_pk.to_string();
+        }
+        // `index_pk` is `<scope>#<fields>#<values>`: the shard goes before the values.
+        let head = self.scope.len() + 1;
+        let fields_end = index_pk[head..].find('#').map_or(index_pk.len(), |i| head + i);
+        format!("{}#{shard}{}", &index_pk[..fields_end], &index_pk[fields_end..])
     }
 
     /// Partition key of collection GSI shard `shard`: `<database>#<collection>#<shard>`.
@@ -124,10 +160,11 @@ impl Collection {
         format!("{}#{shard}", self.scope)
     }
 
-    /// The collection GSI shard of the document keyed `id` (FNV-1a of the key).
+    /// The GSI shard of the document keyed `id` (FNV-1a of the key modulo [`GSI_SHARDS`]), for
+    /// the collection GSI and each field GSI alike.
     pub fn shard_of(&self, id: &str) -> u32 {
         let hash = agora_support::fnv1a(id.as_bytes());
-        (hash % u64::from(COLLECTION_SHARDS)) as u32
+        (hash % u64::from(GSI_SHARDS)) as u32
     }
 
     /// The fields whose equalities a query may use: the key, the indexed fields, the fields of
@@ -287,11 +324,60 @@ mod tests {
         assert_eq!(marker.as_deref(), Some(r#"u#db#votes#social_task_id,submitter_subject_id#["s:t#a","s:s"]"#));
         assert_eq!(votes.marker_pk(&["a", "b"], &[&json!("t"), &json!(null)]), None);
         assert_eq!(votes.index_pk(&votes.indexes[2], &[&json!(true)]).as_deref(), Some("db#votes#qualified#b:true"));
-        assert!(votes.shard_of("v-1") < COLLECTION_SHARDS);
+        assert!(votes.shard_of("v-1") < GSI_SHARDS);
         assert_eq!(votes.shard_pk(3), "db#votes#3");
         assert_eq!(votes.part_pk("v-1", "g", 2), "p#db#votes#v-1#g#2");
         let other = Layout::new(&DB.named("other")).expect("valid");
         assert_eq!(other.collection("votes").expect("votes").doc_pk("v#1"), "d#other#votes#v#1");
+    }
+
+    #[test]
+    fn field_gsi_keys_are_sharded_before_their_values() {
+        let layout = Layout::new(&DB).expect("valid");
+        let votes = layout.collection("votes").expect("votes");
+        let (task, pair) = (&votes.indexes[0], &votes.indexes[3]);
+        let key = votes.index_pk(task, &[&json!("t1")]).expect("key");
+        // Shard 0 is the key of the unsharded layout: items written before the shards are read.
+        assert_eq!(votes.index_shard_pk(&key, 0), "db#votes#social_task_id#s:t1");
+        assert_eq!(votes.index_shard_pk(&key, 7), "db#votes#social_task_id#7#s:t1");
+        assert_eq!(votes.index_shard_pk(&key, 15), "db#votes#social_task_id#15#s:t1");
+        let composite = votes.index_pk(pair, &[&json!("t#1"), &json!(true)]).expect("key");
+        assert_eq!(votes.index_shard_pk(&composite, 3), r#"db#votes#social_task_id,qualified#3#["s:t#1","b:true"]"#);
+        let qualified = votes.index_pk(&votes.indexes[2], &[&json!(true)]).expect("key");
+        assert_eq!(votes.index_shard_pk(&qualified, 12), "db#votes#qualified#12#b:true");
+        // No shard of one value is a shard of another, whatever the strings hold: values that
+        // look like shard suffixes or prefixes included.
+        let values = [json!("a"), json!("a#1"), json!("1#s:a"), json!("#1"), json!(""), json!(1), json!(true), json!("a#15")];
+        let mut seen = std::collections::HashSet::new();
+        for value in &values {
+            let key = votes.index_pk(task, &[value]).expect("key");
+            for shard in 0..GSI_SHARDS {
+                assert!(seen.insert(votes.index_shard_pk(&key, shard)), "{value} shard {shard} collides");
+            }
+        }
+    }
+
+    #[test]
+    fn a_documents_shard_is_its_keys_and_spreads_writes() {
+        let layout = Layout::new(&DB).expect("valid");
+        let votes = layout.collection("votes").expect("votes");
+        assert_eq!(votes.shard_of("v-1"), votes.shard_of("v-1"));
+        assert_eq!(u64::from(votes.shard_of("v-1")), agora_support::fnv1a(b"v-1") % 16);
+        // 10,000 vote ids (uuids, as votes carry): no shard takes more than a tenth.
+        let mut per_shard = [0u32; GSI_SHARDS as usize];
+        for i in 0..10_000u128 {
+            let id = format!(
+                "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+                i * 2_654_435_761 % (1 << 32),
+                i % 65_536,
+                i % 4096,
+                (i * 7) % 4096,
+                i * 31
+            );
+            per_shard[votes.shard_of(&id) as usize] += 1;
+        }
+        let hottest = per_shard.iter().max().copied().unwrap_or(0);
+        assert!(hottest <= 1_000, "hottest shard {hottest} of 10,000: {per_shard:?}");
     }
 
     #[test]

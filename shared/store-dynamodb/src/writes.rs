@@ -4,6 +4,7 @@
 
 use crate::connection::Inner;
 use crate::items::Item;
+use crate::key_writes::Written;
 use crate::table::{PK, WRITE_TOKEN};
 use agora_store::StoreError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
@@ -64,6 +65,14 @@ pub(crate) enum Write {
 }
 
 impl Write {
+    /// What the write writes, for the key tally.
+    fn written(&self) -> Written<'_> {
+        match self {
+            Write::Put { item, .. } => Written::Item(item),
+            Write::Delete { pk, .. } | Write::Raise { pk, .. } => Written::Key(pk),
+        }
+    }
+
     fn failure(&self) -> &Failure {
         match self {
             Write::Put { failure, .. } | Write::Delete { failure, .. } | Write::Raise { failure, .. } => failure,
@@ -101,19 +110,29 @@ async fn single(inner: &Inner, write: Write) -> Result<Result<(), Failure>, Stor
             inner.stats.count_put();
             let token = item.get(WRITE_TOKEN).cloned();
             let (expr, ver) = expression(condition);
+            // The item's keys, for the tally (not the whole item: it may hold 350 KB).
+            let written = inner.key_writes.keys_of(&item);
             let mut call =
                 inner.client.put_item().table_name(&inner.table).set_item(Some(item)).set_condition_expression(expr.map(str::to_string));
             if let Some(ver) = ver {
                 call = call.expression_attribute_values(":ver", ver);
             }
-            match call.return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld).send().await {
-                Ok(_) => Ok(Ok(())),
+            let sent = call.return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld).send().await;
+            match sent {
+                Ok(_) => {
+                    inner.key_writes.record(false, [Written::Item(&written)]);
+                    Ok(Ok(()))
+                }
                 Err(e) => match e.as_service_error() {
                     Some(PutItemError::ConditionalCheckFailedException(failed)) => {
                         // The SDK retried a put whose first attempt was applied (its response
                         // lost): the item found is this very write.
                         let ours = token.is_some() && failed.item().and_then(|old| old.get(WRITE_TOKEN)) == token.as_ref();
-                        Ok(if ours { Ok(()) } else { Err(failure) })
+                        if !ours {
+                            return Ok(Err(failure));
+                        }
+                        inner.key_writes.record(false, [Written::Item(&written)]);
+                        Ok(Ok(()))
                     }
                     _ => Err(crate::error::backend("PutItem", e)),
                 },
@@ -127,13 +146,16 @@ async fn single(inner: &Inner, write: Write) -> Result<Result<(), Failure>, Stor
                 .client
                 .delete_item()
                 .table_name(&inner.table)
-                .key(PK, AttributeValue::S(pk))
+                .key(PK, AttributeValue::S(pk.clone()))
                 .set_condition_expression(expr.map(str::to_string));
             if let Some(ver) = ver {
                 call = call.expression_attribute_values(":ver", ver);
             }
             match call.send().await {
-                Ok(_) => Ok(Ok(())),
+                Ok(_) => {
+                    inner.key_writes.record(false, [Written::Key(&pk)]);
+                    Ok(Ok(()))
+                }
                 Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => Ok(Err(failure)),
                 Err(e) => Err(crate::error::backend("DeleteItem", e)),
             }
@@ -151,7 +173,10 @@ async fn transaction(inner: &Inner, writes: Vec<Write>) -> Result<Result<(), Fai
         let token = uuid::Uuid::new_v4().to_string();
         let sent = inner.client.transact_write_items().set_transact_items(Some(items.clone())).client_request_token(token).send().await;
         let e = match sent {
-            Ok(_) => return Ok(Ok(())),
+            Ok(_) => {
+                inner.key_writes.record(true, writes.iter().map(Write::written));
+                return Ok(Ok(()));
+            }
             Err(e) => e,
         };
         let reasons: Vec<Option<String>> = match e.as_service_error() {
