@@ -1,9 +1,10 @@
-//! Start-up time of each Orcade function to its first handled event (`agora-startup-bench`).
+//! The cold path of each Orcade function: its init, its first request, and the connections each
+//! opens (`agora-startup-bench`).
 //!
 //! `cargo bench -p agora-orcade-functions --bench startup` (env: STARTUP_RUNS,
-//! STARTUP_STORE=embedded|mongodb, STARTUP_BIN_DIR: see `agora_startup_bench`).
+//! STARTUP_STORE=embedded|mongodb|dynamodb, STARTUP_BIN_DIR: see `agora_startup_bench`).
 
-use agora_startup_bench::{apigw, run, Function};
+use agora_startup_bench::{apigw, run, sqs, Function};
 use serde_json::json;
 
 fn main() {
@@ -20,7 +21,8 @@ fn main() {
             binary: env!("CARGO_BIN_EXE_orcade-close-due"),
             event: json!({"detail-type": "Scheduled Event", "source": "aws.events", "detail": {}}),
         },
-        Function { name: "orcade-evaluate", binary: env!("CARGO_BIN_EXE_orcade-evaluate"), event: json!({"Records": []}) },
+        // A job that does not exist: the store says so.
+        Function { name: "orcade-evaluate", binary: env!("CARGO_BIN_EXE_orcade-evaluate"), event: sqs(&json!({"bid_job_id": "job-0"})) },
         Function { name: "orcade-deliver", binary: env!("CARGO_BIN_EXE_orcade-deliver"), event: json!({"Records": []}) },
     ]);
 }

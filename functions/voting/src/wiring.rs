@@ -1,6 +1,9 @@
 //! Configuration from the environment, and the clients each function builds once per
 //! container, before its first event. Each function builds its own flow, and a flow holds only
 //! the ports it uses: `voting-parse-task` opens no store, `voting-queries` nothing but the store.
+//! Each builds its AWS clients from one SDK configuration and, before its first event, warms
+//! them and its store ([`agora_aws::warm`]: one cheap call each, at once, so that the first
+//! request opens no connection).
 //!
 //! | Variable | Meaning | Read by |
 //! |---|---|---|
@@ -15,10 +18,12 @@
 //! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions, live-stream |
 //! | `AGORA_AUTH_JWKS_URL`, `AGORA_AUTH_ISSUER`, `AGORA_AUTH_AUDIENCE` | with `AGORA_AUTH` on, the keys and claims `$connect` tokens are verified against | live-stream |
 //! | `SOCIAL_CHOICE_ID` | names stateful registry deployments `<function_name>-<SOCIAL_CHOICE_ID>` (voting §4); unset: after the task | functions that run hooks |
+//! | `AGORA_WARM_TIMEOUT_MS` | how long each warm-up call of init may take (`agora_aws::warm`); `0`: no warm-up | all but parse-task |
 //! | hooks | see `agora_hooks_remote::HooksConfig` (on AWS: `AGORA_POLICY_RUNNER_LAMBDA`, the policy-runner function of DSL modules; `AGORA_HOOK_LAMBDA_ARNS`, the functions Lambda hooks may name) | create-task, parse-task, submit-vote, start-tasks, evaluate-task |
 
+use agora_aws::Warmup;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
-use agora_runtime::{env, open_publisher, BoxError, PublisherKind};
+use agora_runtime::{env, open_publisher_on, BoxError, PublisherKind};
 use agora_store::DocumentStore;
 use agora_voting_core::live::{LiveStreams, QueuedChanges};
 use agora_voting_core::repo::Repo;
@@ -57,17 +62,32 @@ pub async fn store_from_env() -> Result<Arc<dyn DocumentStore>, BoxError> {
     agora_runtime::store_from_env(VOTING_DB).await
 }
 
+/// [`store_from_env`], warmed with the function's other clients.
+async fn warm_store(warm: &mut Warmup) -> Result<Arc<dyn DocumentStore>, BoxError> {
+    agora_runtime::warm_store_from_env(VOTING_DB, warm).await
+}
+
 /// The publisher of `AGORA_PUBLISHER`.
-async fn publisher_from_env() -> Result<Arc<dyn Publisher>, BoxError> {
+async fn publisher_from_env(sdk: &SdkConfig, warm: &mut Warmup) -> Result<Arc<dyn Publisher>, BoxError> {
     let kind: PublisherKind = env("AGORA_PUBLISHER").as_deref().unwrap_or("eventbridge").parse()?;
-    open_publisher(kind, EVENT_SOURCE).await
+    open_publisher_on(kind, EVENT_SOURCE, sdk, warm).await
+}
+
+/// A queue the function sends to, warmed.
+fn queue(sdk: &SdkConfig, url_env: &str, warm: &mut Warmup) -> Result<Arc<agora_aws::SqsQueue>, BoxError> {
+    let queue = agora_aws::SqsQueue::from_env(sdk, url_env)?;
+    warm.add(queue.clone());
+    Ok(Arc::new(queue))
 }
 
 /// Changes of tasks that stream live, as messages on the live queue when `AGORA_LIVE_QUEUE_URL`
 /// is set.
-fn changes_from_env(sdk: &SdkConfig) -> Arc<dyn ChangeListener> {
+fn changes_from_env(sdk: &SdkConfig, warm: &mut Warmup) -> Arc<dyn ChangeListener> {
     match agora_aws::SqsQueue::optional_from_env(sdk, LIVE_QUEUE_URL_ENV) {
-        Some(queue) => Arc::new(QueuedChanges::new(Arc::new(queue))),
+        Some(queue) => {
+            warm.add(queue.clone());
+            Arc::new(QueuedChanges::new(Arc::new(queue)))
+        }
         None => Arc::new(NoChangeListener),
     }
 }
@@ -79,9 +99,12 @@ pub fn parser_from_env() -> Result<TaskParser, BoxError> {
 
 /// `voting-create-task`: the parser, the store, the start timers ([`START_TIMERS`]).
 pub async fn creator_from_env() -> Result<TaskCreator, BoxError> {
-    let sdk = agora_aws::config::load().await;
-    let timers = Arc::new(agora_aws::Timers::from_env(&sdk, &START_TIMERS));
-    Ok(TaskCreator::new(parser_from_env()?, Repo::new(store_from_env().await?), timers))
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
+    let timers = agora_aws::Timers::from_env(&sdk, &START_TIMERS);
+    timers.warm_into(&mut warm);
+    let creator = TaskCreator::new(parser_from_env()?, Repo::new(warm_store(&mut warm).await?), Arc::new(timers));
+    warm.run().await;
+    Ok(creator)
 }
 
 /// `voting-start-tasks`' timers: the start timer queue, where a start that came early goes back.
@@ -91,47 +114,66 @@ pub async fn start_timers_from_env() -> agora_aws::Timers {
 
 /// `voting-submit-vote`: the store, the PQT, the evaluation queue, the live queue's changes.
 pub async fn intake_from_env() -> Result<VoteIntake, BoxError> {
-    let sdk = agora_aws::config::load().await;
-    let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
+    let evaluations = queue(&sdk, EVALUATION_QUEUE_URL_ENV, &mut warm)?;
+    let changes = changes_from_env(&sdk, &mut warm);
     let lease = Settings::default().trigger_leases();
-    Ok(VoteIntake::new(store_from_env().await?, hooks_from_env()?, evaluations, Arc::new(SystemClock), changes_from_env(&sdk), lease))
+    let intake = VoteIntake::new(warm_store(&mut warm).await?, hooks_from_env()?, evaluations, Arc::new(SystemClock), changes, lease);
+    warm.run().await;
+    Ok(intake)
 }
 
 /// `voting-queries`: the store alone.
 pub async fn queries_from_env() -> Result<Queries, BoxError> {
-    Ok(Queries::new(Repo::new(store_from_env().await?)))
+    let mut warm = Warmup::new();
+    let queries = Queries::new(Repo::new(warm_store(&mut warm).await?));
+    warm.run().await;
+    Ok(queries)
 }
 
 /// `voting-start-tasks`: the starter (the store, the invitation creator, the publisher, the live
 /// queue's changes) and the repair sweep (the store and the evaluation queue).
 pub async fn sweeps_from_env() -> Result<(Starter, Repairer), BoxError> {
-    let sdk = agora_aws::config::load().await;
+    let (starter, repairer, _) = start_tasks_from_env().await?;
+    Ok((starter, repairer))
+}
+
+/// `voting-start-tasks`: [`sweeps_from_env`] and the start timers, on one SDK configuration,
+/// their clients warmed together.
+pub async fn start_tasks_from_env() -> Result<(Starter, Repairer, agora_aws::Timers), BoxError> {
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
     let settings = Settings::default();
-    let store = store_from_env().await?;
+    let store = warm_store(&mut warm).await?;
     let starter = Starter::new(
         store.clone(),
         hooks_from_env()?,
-        publisher_from_env().await?,
+        publisher_from_env(&sdk, &mut warm).await?,
         Arc::new(SystemClock),
-        changes_from_env(&sdk),
+        changes_from_env(&sdk, &mut warm),
         settings.start_lease,
     );
-    let evaluations = Arc::new(agora_aws::SqsQueue::from_env(&sdk, EVALUATION_QUEUE_URL_ENV)?);
-    Ok((starter, Repairer::new(store, evaluations, Arc::new(SystemClock), settings.trigger_leases())))
+    let evaluations = queue(&sdk, EVALUATION_QUEUE_URL_ENV, &mut warm)?;
+    let repairer = Repairer::new(store, evaluations, Arc::new(SystemClock), settings.trigger_leases());
+    let timers = agora_aws::Timers::from_env(&sdk, &START_TIMERS);
+    timers.warm_into(&mut warm);
+    warm.run().await;
+    Ok((starter, repairer, timers))
 }
 
 /// `voting-evaluate-task`: the store, the hooks, the publisher, the live queue's changes.
 pub async fn evaluator_from_env() -> Result<Evaluator, BoxError> {
-    let sdk = agora_aws::config::load().await;
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
     let lease = Settings::default().evaluation_lease;
-    Ok(Evaluator::new(
-        store_from_env().await?,
+    let evaluator = Evaluator::new(
+        warm_store(&mut warm).await?,
         hooks_from_env()?,
-        publisher_from_env().await?,
+        publisher_from_env(&sdk, &mut warm).await?,
         Arc::new(SystemClock),
-        changes_from_env(&sdk),
+        changes_from_env(&sdk, &mut warm),
         lease,
-    ))
+    );
+    warm.run().await;
+    Ok(evaluator)
 }
 
 /// `voting-live-stream`'s token verifier: with `AGORA_AUTH` on (`jwt-authorizer`), the verifier
@@ -149,8 +191,11 @@ pub async fn live_verifier_from_env() -> Result<Option<agora_auth::verify::Verif
 
 /// `voting-live-stream` and `voting-live-push`: the store, the WebSocket connections, the live queue.
 pub async fn live_streams_from_env() -> Result<LiveStreams, BoxError> {
-    let sdk = agora_aws::config::load().await;
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
     let gateway = agora_aws::ApiGatewayConnections::from_env(&sdk)?;
-    let queue = agora_aws::SqsQueue::from_env(&sdk, LIVE_QUEUE_URL_ENV)?;
-    Ok(LiveStreams::new(store_from_env().await?, Arc::new(SystemClock), Arc::new(gateway), Arc::new(queue)))
+    warm.add(gateway.clone());
+    let queue = queue(&sdk, LIVE_QUEUE_URL_ENV, &mut warm)?;
+    let streams = LiveStreams::new(warm_store(&mut warm).await?, Arc::new(SystemClock), Arc::new(gateway), queue);
+    warm.run().await;
+    Ok(streams)
 }

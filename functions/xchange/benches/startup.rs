@@ -1,7 +1,8 @@
-//! Start-up time of each Xchange function to its first handled event (`agora-startup-bench`).
+//! The cold path of each Xchange function: its init, its first request, and the connections
+//! each opens (`agora-startup-bench`).
 //!
 //! `cargo bench -p agora-xchange-functions --bench startup` (env: STARTUP_RUNS,
-//! STARTUP_STORE=embedded|mongodb, STARTUP_BIN_DIR: see `agora_startup_bench`).
+//! STARTUP_STORE=embedded|mongodb|dynamodb, STARTUP_BIN_DIR: see `agora_startup_bench`).
 
 use agora_startup_bench::{apigw, run, Function};
 use serde_json::json;

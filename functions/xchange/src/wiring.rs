@@ -1,7 +1,9 @@
 //! Configuration from the environment, and the clients each function builds once per
 //! container, before its first event. Each function builds only its flows, and each flow holds
 //! only the ports it uses: `xchange-queries` opens the store alone, `xchange-assign` the store,
-//! the hooks, the delegate system, Orcade and the queues it feeds.
+//! the hooks, the delegate system, Orcade and the queues it feeds. Each builds its AWS clients
+//! from one SDK configuration and, before its first event, warms them and its store
+//! ([`agora_aws::warm`]), so that the first request opens no connection.
 //!
 //! | Variable | Meaning | Read by |
 //! |---|---|---|
@@ -14,9 +16,11 @@
 //! | `AGORA_DEADLINE_FUNCTION_ARN`, `AGORA_DEADLINE_SCHEDULE_GROUP`, `AGORA_SCHEDULER_ROLE_ARN` | one-shot schedules of deadlines more than 15 minutes ahead; without the first and last, those go through the timer queue in 15-minute hops | assign |
 //! | `ORCADE_URL` | an Orcade elsewhere, over HTTP; unset, Orcade's flows in this stack | assign, bidding-outcome, deadline |
 //! | Orcade's variables (`functions/orcade/src/wiring.rs`: its delivery queue, close timers, hooks) | Orcade in this stack: the job creator | assign |
+//! | `AGORA_WARM_TIMEOUT_MS` | how long each warm-up call of init may take (`agora_aws::warm`); `0`: no warm-up | all |
 //! | hooks | see `agora_hooks_remote::HooksConfig`: selectors, acceptance functions (on AWS: `AGORA_POLICY_RUNNER_LAMBDA`, the policy-runner function of DSL modules; `AGORA_HOOK_LAMBDA_ARNS`, the functions Lambda hooks may name) | submit-task, subjects, assign |
 //! | `AGORA_AUTH`, `AGORA_AUTH_SUBJECT_CLAIM`, `AGORA_AUTH_ADMIN_SCOPE` | who is calling: `jwt-authorizer` reads the JWT authorizer's claims (`agora_runtime::lambda::http_app`) | the HTTP functions |
 
+use agora_aws::Warmup;
 use agora_delegate::HttpDelegate;
 use agora_hooks_remote::{HooksConfig, RemoteHooks};
 use agora_runtime::{BoxError, StoreBackend};
@@ -78,13 +82,23 @@ async fn repo_on(backend: &StoreBackend) -> Result<Repo, BoxError> {
     Ok(Repo::new(backend.open(exchange_db(&exchange_id_from_env()?), None).await?))
 }
 
+/// The exchange's database on `backend`, its store warmed with the function's other clients
+/// (one warm-up covers every database on the backend: they share its connection).
+async fn warm_repo_on(backend: &StoreBackend, warm: &mut Warmup) -> Result<Repo, BoxError> {
+    let store = backend.open(exchange_db(&exchange_id_from_env()?), None).await?;
+    warm.add(backend.warm(&store));
+    Ok(Repo::new(store))
+}
+
 /// Xchange's hooks from the environment (`HooksConfig::from_env`).
 pub fn hooks_from_env() -> Result<XchangeHooks, BoxError> {
     Ok(xchange_hooks(Arc::new(RemoteHooks::new(&HooksConfig::from_env())?)))
 }
 
-fn assignments_from_env(sdk: &SdkConfig) -> Result<Arc<dyn WorkQueue>, BoxError> {
-    Ok(Arc::new(agora_aws::SqsQueue::from_env(sdk, ASSIGNMENT_QUEUE_URL_ENV)?))
+fn assignments_from_env(sdk: &SdkConfig, warm: &mut Warmup) -> Result<Arc<dyn WorkQueue>, BoxError> {
+    let queue = agora_aws::SqsQueue::from_env(sdk, ASSIGNMENT_QUEUE_URL_ENV)?;
+    warm.add(queue.clone());
+    Ok(Arc::new(queue))
 }
 
 fn clock() -> Arc<dyn Clock> {
@@ -93,25 +107,33 @@ fn clock() -> Arc<dyn Clock> {
 
 /// `xchange-submit-task`: the store, the selector hooks, the assignment queue.
 pub async fn intake_from_env() -> Result<TaskIntake, BoxError> {
-    let repo = repo_from_env().await?;
-    let sdk = agora_aws::config::load().await;
-    Ok(TaskIntake::new(repo, hooks_from_env()?, assignments_from_env(&sdk)?, clock()))
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
+    let repo = warm_repo_on(&StoreBackend::from_env().await?, &mut warm).await?;
+    let intake = TaskIntake::new(repo, hooks_from_env()?, assignments_from_env(&sdk, &mut warm)?, clock());
+    warm.run().await;
+    Ok(intake)
 }
 
 /// `xchange-subjects`: the store and the hooks (a subject's `task_evaluation_function` is checked).
 pub async fn subjects_from_env() -> Result<Subjects, BoxError> {
-    Ok(Subjects::new(repo_from_env().await?, hooks_from_env()?))
+    let mut warm = Warmup::new();
+    let subjects = Subjects::new(warm_repo_on(&StoreBackend::from_env().await?, &mut warm).await?, hooks_from_env()?);
+    warm.run().await;
+    Ok(subjects)
 }
 
 /// `xchange-queries`: the store alone.
 pub async fn queries_from_env() -> Result<Queries, BoxError> {
-    Ok(Queries::new(repo_from_env().await?))
+    let mut warm = Warmup::new();
+    let queries = Queries::new(warm_repo_on(&StoreBackend::from_env().await?, &mut warm).await?);
+    warm.run().await;
+    Ok(queries)
 }
 
 /// Orcade for bidding mode: at `ORCADE_URL` when set, else Orcade's flows in this stack (its
 /// database opened on `backend`). Only `xchange-assign` creates jobs (`creates`); the other
 /// functions read outcomes, which needs Orcade's store alone.
-async fn bidding_from_env(creates: bool, backend: &StoreBackend, sdk: &SdkConfig) -> Result<Arc<dyn Bidding>, BoxError> {
+async fn bidding_from_env(creates: bool, backend: &StoreBackend, sdk: &SdkConfig, warm: &mut Warmup) -> Result<Arc<dyn Bidding>, BoxError> {
     if let Some(url) = agora_support::env::var(ORCADE_URL_ENV) {
         let http = HttpOrcade::new(&url, ORCADE_CALL_TIMEOUT)?;
         tracing::info!(orcade = http.base(), "bidding mode uses the Orcade at ORCADE_URL");
@@ -120,7 +142,7 @@ async fn bidding_from_env(creates: bool, backend: &StoreBackend, sdk: &SdkConfig
     let repo = agora_orcade_functions::wiring::repo_on(backend).await?;
     let queries = agora_orcade_core::Queries::new(repo.clone());
     Ok(Arc::new(match creates {
-        true => InProcessOrcade::new(agora_orcade_functions::wiring::creator(&repo, sdk)?, queries),
+        true => InProcessOrcade::new(agora_orcade_functions::wiring::creator(&repo, sdk, warm)?, queries),
         false => InProcessOrcade::reader(queries),
     }))
 }
@@ -135,14 +157,22 @@ pub fn deadline_timers_from_env(sdk: &SdkConfig) -> agora_aws::Timers {
 /// start's cost is the connection, then one read per database: see `agora_store_mongodb`), and
 /// the bidding flow over them: the assignment queue (its polls) and, when it creates jobs, the
 /// deadlines.
-async fn bidder(creates: bool, sdk: &SdkConfig) -> Result<(Repo, Bidder), BoxError> {
+async fn bidder(creates: bool, sdk: &SdkConfig, warm: &mut Warmup) -> Result<(Repo, Bidder), BoxError> {
     let backend = StoreBackend::from_env().await?;
-    let repo = repo_on(&backend).await?;
-    let bidding = bidding_from_env(creates, &backend, sdk).await?;
-    let deadlines: Arc<dyn OneShotSchedules> = if creates { Arc::new(deadline_timers_from_env(sdk)) } else { Arc::new(NoSchedules) };
+    let repo = warm_repo_on(&backend, warm).await?;
+    let bidding = bidding_from_env(creates, &backend, sdk, warm).await?;
+    let deadlines: Arc<dyn OneShotSchedules> = match creates {
+        true => {
+            let timers = deadline_timers_from_env(sdk);
+            timers.warm_into(warm);
+            Arc::new(timers)
+        }
+        false => Arc::new(NoSchedules),
+    };
     // The exchange's id goes into the mark of each job it opens, which Orcade announces.
     let limits = bidding_limits_from_env()?;
-    let bidder = Bidder::new(repo.clone(), bidding, assignments_from_env(sdk)?, deadlines, clock(), limits, &exchange_id_from_env()?);
+    let assignments = assignments_from_env(sdk, warm)?;
+    let bidder = Bidder::new(repo.clone(), bidding, assignments, deadlines, clock(), limits, &exchange_id_from_env()?);
     Ok((repo, bidder))
 }
 
@@ -156,7 +186,8 @@ pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
         None => tracing::warn!("DELEGATE_API_URL is not set: every delegate round trip fails its task saying so"),
     }
     let settings = Settings::new(delegate.timeout(), bidding_limits_from_env()?);
-    let (repo, bidder) = bidder(true, &sdk).await?;
+    let mut warm = Warmup::new();
+    let (repo, bidder) = bidder(true, &sdk, &mut warm).await?;
     let assigner = Assigner::new(
         repo,
         hooks_from_env()?,
@@ -166,6 +197,7 @@ pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
         settings.assignment_lease,
         settings.delegate_timeout,
     );
+    warm.run().await;
     Ok((assigner, bidder))
 }
 
@@ -173,5 +205,21 @@ pub async fn assignment_from_env() -> Result<(Assigner, Bidder), BoxError> {
 /// Orcade's store or `ORCADE_URL`, the assignment queue).
 pub async fn outcome_reader_from_env() -> Result<Bidder, BoxError> {
     let sdk = agora_aws::config::load().await;
-    Ok(bidder(false, &sdk).await?.1)
+    outcome_reader_on(&sdk, Warmup::new()).await
+}
+
+/// [`outcome_reader_from_env`] on `sdk`, its clients warmed with those in `warm`.
+async fn outcome_reader_on(sdk: &SdkConfig, mut warm: Warmup) -> Result<Bidder, BoxError> {
+    let (_, bidder) = bidder(false, sdk, &mut warm).await?;
+    warm.run().await;
+    Ok(bidder)
+}
+
+/// `xchange-deadline`: the outcome reader and the deadline timers, on one SDK configuration,
+/// their clients warmed together.
+pub async fn deadline_from_env() -> Result<(Bidder, agora_aws::Timers), BoxError> {
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
+    let timers = deadline_timers_from_env(&sdk);
+    timers.warm_into(&mut warm);
+    Ok((outcome_reader_on(&sdk, warm).await?, timers))
 }

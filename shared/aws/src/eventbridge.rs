@@ -74,6 +74,24 @@ impl EventBridgePublisher {
     }
 }
 
+#[async_trait]
+impl crate::warm::Warm for EventBridgePublisher {
+    fn target(&self) -> String {
+        format!("eventbridge bus {}", self.bus)
+    }
+
+    /// `DescribeEventBus` of the bus the events go to.
+    async fn warm(&self) -> Result<(), String> {
+        self.client
+            .describe_event_bus()
+            .name(&self.bus)
+            .send()
+            .await
+            .map(drop)
+            .map_err(|e| truncate(&format!("DescribeEventBus: {}", DisplayErrorContext(&e)), 500))
+    }
+}
+
 /// The `detail` of the event carrying `message` to `address`: `{"recipient", "message"}`.
 pub fn event_detail(address: &str, message: &Value) -> Value {
     json!({"recipient": address, "message": message})

@@ -7,7 +7,8 @@
 //! - [`OneShotScheduler`]: one-shot EventBridge Scheduler schedules, which [`Timers`] uses for
 //!   times more than 15 minutes ahead;
 //! - [`ApiGatewayConnections`]: WebSocket connections ([`agora_ports::ConnectionGateway`]);
-//! - [`config`]: the SDK configuration all of them (and the Lambda functions) are built from.
+//! - [`config`]: the SDK configuration all of them (and the Lambda functions) are built from;
+//! - [`warm`]: each of them opens its connection during a function's init ([`Warmup`]).
 
 pub mod config;
 pub mod eventbridge;
@@ -15,6 +16,7 @@ pub mod live;
 pub mod scheduler;
 pub mod sqs;
 pub mod timers;
+pub mod warm;
 
 pub use config::ConfigError;
 pub use eventbridge::EventBridgePublisher;
@@ -22,3 +24,4 @@ pub use live::ApiGatewayConnections;
 pub use scheduler::{OneShotScheduler, ScheduleTarget};
 pub use sqs::SqsQueue;
 pub use timers::{Arrival, TimerEnv, TimerQueueWork, TimerTarget, Timers};
+pub use warm::{Warm, Warmup};

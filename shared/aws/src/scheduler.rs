@@ -74,6 +74,24 @@ impl OneShotScheduler {
     }
 }
 
+#[async_trait]
+impl crate::warm::Warm for OneShotScheduler {
+    fn target(&self) -> String {
+        format!("scheduler group {}", self.target.group)
+    }
+
+    /// `GetScheduleGroup` of the group the schedules go to.
+    async fn warm(&self) -> Result<(), String> {
+        self.client
+            .get_schedule_group()
+            .name(&self.target.group)
+            .send()
+            .await
+            .map(drop)
+            .map_err(|e| truncate(&format!("GetScheduleGroup: {}", DisplayErrorContext(&e)), 500))
+    }
+}
+
 /// The schedule expression firing once at `at` (UTC), rounded up to a whole minute:
 /// `at(YYYY-MM-DDThh:mm:00)`. EventBridge Scheduler fires with 60-second precision (a schedule
 /// at 10:00 fires between 10:00:00 and 10:00:59), so a start rounded up to the minute never

@@ -87,6 +87,25 @@ impl SqsQueue {
     }
 }
 
+#[async_trait]
+impl crate::warm::Warm for SqsQueue {
+    fn target(&self) -> String {
+        format!("sqs {}", self.queue_url)
+    }
+
+    /// `GetQueueAttributes` of the queue's ARN alone: a read of the queue the function sends to.
+    async fn warm(&self) -> Result<(), String> {
+        self.client
+            .get_queue_attributes()
+            .queue_url(&self.queue_url)
+            .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
+            .send()
+            .await
+            .map(drop)
+            .map_err(|e| truncate(&format!("GetQueueAttributes: {}", DisplayErrorContext(&e)), 500))
+    }
+}
+
 /// The attributes of one message besides its body.
 struct Message {
     /// FIFO queues: the message group and deduplication id.

@@ -39,6 +39,7 @@
 use crate::config::env_var;
 use crate::scheduler::{OneShotScheduler, ScheduleTarget, DEFAULT_GROUP, ROLE_ENV};
 use crate::sqs::{SqsQueue, MAX_DELAY};
+use crate::warm::{Warm, Warmup};
 use agora_ports::{Clock, OneShotSchedules, ScheduleError, SystemClock, WorkHandler, WorkOutcome, WorkQueue};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
@@ -129,25 +130,33 @@ pub struct Timers {
     queue: Option<Arc<dyn WorkQueue>>,
     scheduler: Option<Arc<dyn OneShotSchedules>>,
     clock: Arc<dyn Clock>,
+    /// The clients behind `queue` and `scheduler` when [`Timers::from_env`] built them.
+    warm: Vec<Arc<dyn Warm>>,
 }
 
 impl Timers {
     /// Timers over `queue` (the timer queue) and `scheduler` (whose schedules invoke the target
     /// function), either of which may be missing.
     pub fn new(queue: Option<Arc<dyn WorkQueue>>, scheduler: Option<Arc<dyn OneShotSchedules>>, clock: Arc<dyn Clock>) -> Self {
-        Self { queue, scheduler, clock }
+        Self { queue, scheduler, clock, warm: Vec::new() }
     }
 
     /// The timers of `env`: the timer queue when its URL is set; the scheduler when the target's
     /// ARN and `AGORA_SCHEDULER_ROLE_ARN` are (a target function, which only sends timers back
     /// to its queue, is given neither).
     pub fn from_env(sdk: &SdkConfig, env: &TimerEnv) -> Self {
-        let queue = SqsQueue::optional_from_env(sdk, env.queue_url).map(|q| Arc::new(q) as Arc<dyn WorkQueue>);
+        let mut warm: Vec<Arc<dyn Warm>> = Vec::new();
+        let queue = SqsQueue::optional_from_env(sdk, env.queue_url).map(|q| {
+            warm.push(Arc::new(q.clone()));
+            Arc::new(q) as Arc<dyn WorkQueue>
+        });
         let scheduler = match (env_var(env.function_arn), env_var(ROLE_ENV)) {
             (Some(function_arn), Some(role_arn)) => {
                 let group = env_var(env.schedule_group).unwrap_or_else(|| DEFAULT_GROUP.to_owned());
                 let target = ScheduleTarget { group, function_arn, role_arn };
-                Some(Arc::new(OneShotScheduler::new(aws_sdk_scheduler::Client::new(sdk), target)) as Arc<dyn OneShotSchedules>)
+                let scheduler = OneShotScheduler::new(aws_sdk_scheduler::Client::new(sdk), target);
+                warm.push(Arc::new(scheduler.clone()));
+                Some(Arc::new(scheduler) as Arc<dyn OneShotSchedules>)
             }
             _ => None,
         };
@@ -158,7 +167,15 @@ impl Timers {
             (None, Some(_)) => tracing::info!(queue = env.queue_url, "no timer queue: one-shot schedules alone, a minute late at most"),
             _ => {}
         }
-        Self::new(queue, scheduler, Arc::new(SystemClock))
+        Self { warm, ..Self::new(queue, scheduler, Arc::new(SystemClock)) }
+    }
+
+    /// The clients to warm during init ([`crate::warm`]): the timer queue's and the
+    /// scheduler's, when [`Timers::from_env`] built them.
+    pub fn warm_into(&self, warmup: &mut Warmup) {
+        for client in &self.warm {
+            warmup.add_arc(client.clone());
+        }
     }
 
     /// Reads an event of the target function: see [`Arrival`].

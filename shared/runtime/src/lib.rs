@@ -15,6 +15,7 @@
 #[cfg(feature = "lambda")]
 pub mod lambda;
 
+use agora_aws::Warmup;
 use agora_ports::{PublishError, Publisher};
 use agora_store::{DatabaseSpec, DocumentStore};
 use std::path::Path;
@@ -145,6 +146,54 @@ pub async fn store_from_env(db: DatabaseSpec) -> Result<Arc<dyn DocumentStore>, 
     StoreBackend::from_env().await?.open(db, None).await
 }
 
+/// A Lambda function's store, the database `db` on [`StoreBackend::from_env`], added to
+/// `warmup` ([`StoreBackend::warm`]).
+pub async fn warm_store_from_env(db: DatabaseSpec, warmup: &mut Warmup) -> Result<Arc<dyn DocumentStore>, BoxError> {
+    let backend = StoreBackend::from_env().await?;
+    let store = backend.open(db, None).await?;
+    warmup.add(backend.warm(&store));
+    Ok(store)
+}
+
+impl StoreBackend {
+    /// `store` (a database on this backend) as a client to warm during init: as many counter
+    /// reads at once as one call of the store may make at once, so that the first request
+    /// finds each connection it needs open. DynamoDB reads every shard of an index at once
+    /// ([`agora_store_dynamodb::GSI_SHARDS`] `Query` calls, each on a connection of its own);
+    /// MongoDB's check at connect has opened the pool's connection already, and the read
+    /// reuses it; the embedded store has no connection.
+    pub fn warm(&self, store: &Arc<dyn DocumentStore>) -> StoreWarm {
+        let width = match self {
+            StoreBackend::DynamoDb { .. } => agora_store_dynamodb::GSI_SHARDS as usize,
+            StoreBackend::MongoDb(_) | StoreBackend::Embedded(_) => 1,
+        };
+        StoreWarm { store: store.clone(), width }
+    }
+}
+
+/// A store as a client to warm during init ([`StoreBackend::warm`]): `width` counter reads at
+/// once, which leave as many connections in the store's pool.
+#[derive(Clone)]
+pub struct StoreWarm {
+    store: Arc<dyn DocumentStore>,
+    width: usize,
+}
+
+/// The counter [`StoreWarm`] reads: never raised, so the read finds nothing.
+pub const WARM_COUNTER: &str = "agora-warm-up";
+
+#[async_trait::async_trait]
+impl agora_aws::Warm for StoreWarm {
+    fn target(&self) -> String {
+        format!("store ({} connections)", self.width)
+    }
+
+    async fn warm(&self) -> Result<(), String> {
+        let reads = (0..self.width.max(1)).map(|_| self.store.counter(WARM_COUNTER));
+        futures::future::try_join_all(reads).await.map(drop).map_err(|e| e.to_string())
+    }
+}
+
 /// The publishers of §5.1 that are not the local inbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PublisherKind {
@@ -168,8 +217,23 @@ impl std::str::FromStr for PublisherKind {
 /// Builds the publisher of `kind` from the environment; `event_source` is the service's
 /// EventBridge `source` unless `AGORA_EVENT_SOURCE` says otherwise.
 pub async fn open_publisher(kind: PublisherKind, event_source: &str) -> Result<Arc<dyn Publisher>, BoxError> {
+    open_publisher_on(kind, event_source, &agora_aws::config::load().await, &mut Warmup::new()).await
+}
+
+/// [`open_publisher`] for a function: the EventBridge publisher's client built from the
+/// function's `sdk` (one connection pool for all its clients), and added to `warmup`.
+pub async fn open_publisher_on(
+    kind: PublisherKind,
+    event_source: &str,
+    sdk: &aws_config::SdkConfig,
+    warmup: &mut Warmup,
+) -> Result<Arc<dyn Publisher>, BoxError> {
     Ok(match kind {
-        PublisherKind::EventBridge => Arc::new(agora_aws::EventBridgePublisher::from_env(&agora_aws::config::load().await, event_source)),
+        PublisherKind::EventBridge => {
+            let publisher = agora_aws::EventBridgePublisher::from_env(sdk, event_source);
+            warmup.add(publisher.clone());
+            Arc::new(publisher)
+        }
         PublisherKind::Nats => {
             let url = env("NATS_URL").unwrap_or_else(|| "nats://127.0.0.1:4222".into());
             Arc::new(agora_nats::NatsPublisher::connect(&url).await?)

@@ -10,8 +10,7 @@ use std::sync::Arc;
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let (closer, repairer) = wiring::sweeps_from_env().await?;
-    let timers = wiring::close_timers_from_env().await;
+    let (closer, repairer, timers) = wiring::close_due_from_env().await?;
     let queue = Arc::new(TimerQueueWork::new(timers.clone(), close_due::DueClose(closer.clone())));
     agora_runtime::lambda::serve_sqs_and_events(queue, move |event: Value| {
         let (closer, repairer, timers) = (closer.clone(), repairer.clone(), timers.clone());

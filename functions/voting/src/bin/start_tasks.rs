@@ -11,8 +11,7 @@ use std::sync::Arc;
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let (starter, repairer) = wiring::sweeps_from_env().await?;
-    let timers = wiring::start_timers_from_env().await;
+    let (starter, repairer, timers) = wiring::start_tasks_from_env().await?;
     let queue = Arc::new(TimerQueueWork::new(timers.clone(), start::DueStart(starter.clone())));
     agora_runtime::lambda::serve_sqs_and_events(queue, move |event: Value| {
         let (starter, repairer, timers) = (starter.clone(), repairer.clone(), timers.clone());

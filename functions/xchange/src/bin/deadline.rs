@@ -9,8 +9,7 @@ use std::sync::Arc;
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_tracing();
-    let bidder = wiring::outcome_reader_from_env().await?;
-    let timers = wiring::deadline_timers_from_env(&agora_aws::config::load().await);
+    let (bidder, timers) = wiring::deadline_from_env().await?;
     let queue = Arc::new(TimerQueueWork::new(timers.clone(), deadline::DueDeadline(bidder.clone())));
     agora_runtime::lambda::serve_sqs_and_events(queue, move |event: Value| {
         let (bidder, timers) = (bidder.clone(), timers.clone());
