@@ -12,7 +12,9 @@
 //!    (`BENCH_ROSTERS=5,5000`), median of `BENCH_CREATES` creates each (default 5), each on a
 //!    fresh server: the `bid_request` fan-out is queued as a few items, not one per subject;
 //!    and the create flow alone, in this process, its fan-out queued and not run (see
-//!    [`flow_create_time`]).
+//!    [`flow_create_time`]). On MongoDB also the server's own time to store the job's document
+//!    (one `insert` through the driver, no Agora code, see [`server_insert_time`]): what the
+//!    create's time grows by that Agora does not spend.
 //!
 //! `cargo bench -p agora-e2e --bench orcade_scale`.
 
@@ -177,6 +179,31 @@ async fn flow_create_time(server: &Server, subjects: usize, runs: usize) -> Dura
     times[runs / 2]
 }
 
+/// The median time the MongoDB-protocol server takes to store the document of a closed job of
+/// `subjects` subjects: the job as the create flow stores it, turned into BSON beforehand, then
+/// one `insert_one` through the driver per run (a fresh `_id` each), into a database of its own.
+async fn server_insert_time(server: &Server, subjects: usize, runs: usize) -> Duration {
+    let id = create(server, &closed_job(subjects)).await;
+    let job = server.running.orcade.repo().job(&id).await.expect("job").expect("the job");
+    let stored: Value = serde_json::from_str(to_json(&job).get()).expect("json");
+    let uri = std::env::var("MONGODB_URI").expect("MONGODB_URI");
+    let client = mongodb::Client::with_uri_str(&uri).await.expect("client");
+    let database = client.database(&format!("bench_raw_{}", uuid::Uuid::new_v4().simple()));
+    let jobs = database.collection::<mongodb::bson::Document>("bid_jobs");
+    jobs.insert_one(mongodb::bson::doc! {"_id": "warm-up"}).await.expect("warm-up insert");
+    let mut times = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let mut doc = mongodb::bson::serialize_to_document(&stored).expect("bson");
+        doc.insert("_id", format!("job-{run}"));
+        let started = Instant::now();
+        jobs.insert_one(doc).await.expect("insert");
+        times.push(started.elapsed());
+    }
+    let _ = database.drop().await;
+    times.sort();
+    times[runs / 2]
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
@@ -212,6 +239,18 @@ fn main() {
         }
         if let [first, .., last] = flow_times[..] {
             println!("  the last against the first: {:.2}x", last.as_secs_f64() / first.as_secs_f64());
+        }
+        if store == "mongodb" {
+            let mut raw = Vec::new();
+            for n in env_list("BENCH_ROSTERS", &[5, 5_000]) {
+                let took = server_insert_time(&server, n, runs).await;
+                println!("the server alone, one insert of the document of a closed job of {n} subjects (the driver, no Agora code): median {:.1} ms of {runs}", took.as_secs_f64() * 1e3);
+                raw.push(took);
+            }
+            if let ([c0, .., c1], [r0, .., r1]) = (&times[..], &raw[..]) {
+                let ours = |c: &Duration, r: &Duration| c.saturating_sub(*r).as_secs_f64() * 1e3;
+                println!("  POST /bid-jobs less the server's insert: {:.1} ms and {:.1} ms", ours(c0, r0), ours(c1, r1));
+            }
         }
     });
 }

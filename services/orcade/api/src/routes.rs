@@ -165,12 +165,12 @@ async fn create_job(State(creator): State<JobCreator>, access: Access, Body(body
     let mut body = json_body(&body, false)?;
     access.claim_field(&mut body, "bid_job_creator_id")?;
     let job = creator.create_job(&body).await?;
-    Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": job}))).into_response())
+    Ok((StatusCode::CREATED, enveloped(&job)).into_response())
 }
 
 async fn close_job(State(closer): State<Closer>, access: Access, Segment(id): Segment) -> Reply {
     let job = closer.close_job(&id, access.caller()).await?;
-    Ok(JsonResponse(json!({"ok": true, "data": job})).into_response())
+    Ok(enveloped(&job).into_response())
 }
 
 async fn get_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
@@ -209,7 +209,7 @@ async fn submit_bid(State(intake): State<BidIntake>, access: Access, Segment(id)
     let mut body = json_body(&body, false)?;
     access.claim_field(&mut body, "bid_subject_id")?;
     let bid = intake.submit_bid(&id, &body).await?;
-    Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": bid}))).into_response())
+    Ok((StatusCode::CREATED, enveloped(&bid)).into_response())
 }
 
 async fn bids_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
@@ -263,6 +263,19 @@ async fn query_task_results(State(queries): State<Queries>, RawQuery(query): Raw
 }
 
 // Answers.
+
+/// `{"ok": true, "data": <value>}`, the value serialized straight into the body (a job's roster
+/// of thousands of ids is not copied into a JSON tree first).
+fn enveloped<T: serde::Serialize>(value: &T) -> JsonResponse<Enveloped<'_, T>> {
+    JsonResponse(Enveloped { ok: true, data: value })
+}
+
+/// The envelope of a success, as [`enveloped`] writes it.
+#[derive(serde::Serialize)]
+struct Enveloped<'a, T> {
+    ok: bool,
+    data: &'a T,
+}
 
 /// A stored document in the envelope, as stored.
 fn raw(status: StatusCode, doc: &Json) -> Response {
