@@ -14,7 +14,8 @@ SAM_CLI_TELEMETRY=0 .venv/bin/sam validate --lint --region us-east-1 -t template
 # as it is (cfn-lint keeps checking both sides of each other condition). (SAM CLI's own
 # expansion is no substitute: offline it turns `!Sub "${AWS::StackName}-..."` into plain text.)
 # Each case's translation is then checked: with auth on, every route of the HTTP API has the
-# JWT authorizer (and the route scopes); with auth off, none; the stage throttles.
+# JWT authorizer (and the route scopes); with auth off, none; the stage throttles; the cap on
+# every queue consumer's concurrency.
 .venv/bin/python - <<'PY'
 import copy
 import json
@@ -180,8 +181,17 @@ def check_translation(case, cfn, resolve):
                     fail(f"{case}: {api_name} stage {stage['Properties'].get('StageName')}: DefaultRouteSettings.{setting} is {settings.get(setting)!r}, not Ref {parameter}")
     if not routes:
         fail(f"{case}: no routes with a function integration on the HTTP API")
+    # Every queue consumer's concurrency is capped by the one parameter (docs/scale.md).
+    consumers = 0
+    for name, r in resources.items():
+        if r["Type"] != "AWS::Lambda::EventSourceMapping":
+            continue
+        consumers += 1
+        cap = r["Properties"].get("ScalingConfig", {}).get("MaximumConcurrency")
+        if cap != {"Ref": "QueueConsumerConcurrency"}:
+            fail(f"{case}: event source {name}: ScalingConfig.MaximumConcurrency is {cap!r}, not Ref QueueConsumerConcurrency")
     if len(failures) == failed_before:
-        print(f"{case}: {routes} HTTP routes, " + (f"each with the JWT authorizer, scopes {scopes}" if auth_on else "none with an authorizer") + "; stage throttled")
+        print(f"{case}: {routes} HTTP routes, " + (f"each with the JWT authorizer, scopes {scopes}" if auth_on else "none with an authorizer") + f"; stage throttled; {consumers} queue consumers capped")
 
 
 check_environment()
