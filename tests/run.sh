@@ -28,6 +28,8 @@ export PATH="$PWD/.venv/bin:$PATH"
 # Real servers on loopback: MongoDB protocol, DynamoDB/SQS/EventBridge/Scheduler (moto), NATS.
 source tests/services.sh
 start_services
+# The moto launcher above answers as moto's own server does (its speed-ups change no answer).
+.venv/bin/python shared/store-dynamodb/moto/check_launcher.py
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

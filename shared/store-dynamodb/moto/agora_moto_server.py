@@ -1,6 +1,6 @@
 """`moto_server`, with DynamoDB fixed for concurrent transactional workloads.
 
-Two problems of moto (5.2.5) that the DynamoDB store's tests hit:
+Problems of moto (5.2.5) that the DynamoDB store's tests hit:
 
 1. TransactWriteItems deep-copies the whole table once per item of the transaction, to restore
    it should the transaction fail: a 100-item transaction on a table of 10,000 items copies a
@@ -15,18 +15,33 @@ Two problems of moto (5.2.5) that the DynamoDB store's tests hit:
    queried partition key, and the store reads a hot key's index over 16 write shards: 16 full
    passes for one lookup. Here a query on an index looks at the items of its partition key only,
    from a grouping of the table's items by that key's attribute, made on the first such query
-   and dropped by the next request that may write (any DynamoDB action that is not a read).
-   Items are the same objects in the same order, so answers are exactly moto's.
+   and kept up to date item by item: every put, delete, update and transaction rollback marks
+   the item it wrote, and the next index query regroups the marked items (any other action that
+   may write drops the groupings). Items are the same objects in the same order, so answers are
+   exactly moto's.
+4. Every request, whatever its service, lists moto's package directory (a stat per service
+   module) and inspects the handler class's methods: about half of a small request's time.
+   Here both are computed once (neither changes while the server runs).
+5. A query deep-copies every item it answers, then projects each (the index's projection, then
+   the request's) by converting the whole item to plain JSON and back: most of the time of the
+   store's index reads. Here the copy shares the items' values (nothing changes them before the
+   answer is sent) and a projection of top-level attributes picks them from the item.
 
 Usage, exactly as moto_server:  python agora_moto_server.py -H 127.0.0.1 -p 5055
 """
 
 import copy
 import inspect
+import logging
 import sys
 import threading
+import weakref
 
+import moto.backends as moto_backends
+import moto.core.responses as moto_responses
 import moto.dynamodb.models as models
+import moto.dynamodb.models.table as table_module
+from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.responses import DynamoHandler
 from moto.dynamodb.models.table import Table
@@ -68,6 +83,7 @@ def _restore(table, hash_value, range_value, before):
             table.items.get(hash_value, {}).pop(range_value, None)
         else:
             table.items[hash_value][range_value] = before
+    _touch(table, hash_value, range_value)
 
 
 def transact_write_items(self, transact_items):
@@ -90,27 +106,127 @@ def transact_write_items(self, transact_items):
         raise
 
 
+# Actions that write nothing, and those whose writes reach the items only through the hooks
+# below (Table.put_item, Table.delete_item, DynamoDBBackend.update_item, _restore). Any other
+# action drops every grouping.
 _READS = {
     "Query", "GetItem", "BatchGetItem", "Scan", "DescribeTable", "ListTables",
     "DescribeTimeToLive", "DescribeContinuousBackups", "ListTagsOfResource", "DescribeLimits",
     "DescribeEndpoints", "TransactGetItems",
 }
-# (table id, attribute) -> {partition key value: [items, in the table's order]}; valid while
-# only reads run (requests run one at a time, under the lock below).
-_index_groups = {}
+_HOOKED_WRITES = {"PutItem", "DeleteItem", "UpdateItem", "TransactWriteItems", "BatchWriteItem"}
 
 
-def _grouped(table, attribute):
-    key = (id(table), attribute)
-    groups = _index_groups.get(key)
+class _Groups:
+    """One table's items grouped by the value of each index key attribute queried so far, kept
+    up to date item by item: a write marks its item's key, and the next index query moves each
+    marked item to the group of its current value (or out of every group once deleted)."""
+
+    def __init__(self):
+        self.by_attribute = {}  # attribute -> {value: {item key: item}}
+        self.value_of = {}  # attribute -> {item key: value}
+        self.touched = set()
+
+    def candidates(self, table, attribute, value):
+        self._settle(table)
+        groups = self.by_attribute.get(attribute)
+        if groups is None:
+            groups, values = {}, {}
+            for item in table.all_items():
+                found = getattr(item, "attrs", {}).get(attribute)
+                if found is not None:
+                    key = (item.hash_key, item.range_key)
+                    groups.setdefault(found, {})[key] = item
+                    values[key] = found
+            self.by_attribute[attribute], self.value_of[attribute] = groups, values
+        group = groups.get(value)
+        if not group:
+            return []
+        # all_items' order, so answers are exactly moto's.
+        return sorted(group.values(), key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
+
+    def _settle(self, table):
+        for key in self.touched:
+            hash_value, range_value = key
+            if range_value is None:
+                item = table.items.get(hash_value)
+            else:
+                item = table.items.get(hash_value, {}).get(range_value)
+            for attribute, groups in self.by_attribute.items():
+                values = self.value_of[attribute]
+                old = values.pop(key, None)
+                if old is not None:
+                    group = groups.get(old)
+                    if group is not None:
+                        group.pop(key, None)
+                        if not group:
+                            del groups[old]
+                new = getattr(item, "attrs", {}).get(attribute) if item is not None else None
+                if new is not None:
+                    groups.setdefault(new, {})[key] = item
+                    values[key] = new
+        self.touched.clear()
+
+
+_grouped_tables = weakref.WeakSet()
+
+
+def _groups(table):
+    groups = table.__dict__.get("_agora_groups")
     if groups is None:
-        groups = {}
-        for item in table.all_items():
-            value = getattr(item, "attrs", {}).get(attribute)
-            if value is not None:
-                groups.setdefault(value, []).append(item)
-        _index_groups[key] = groups
+        groups = table._agora_groups = _Groups()
+        _grouped_tables.add(table)
     return groups
+
+
+def _touch(table, hash_value, range_value):
+    groups = table.__dict__.get("_agora_groups")
+    if groups is not None and groups.by_attribute:
+        groups.touched.add((hash_value, range_value))
+
+
+def _forget_all_groupings():
+    for table in list(_grouped_tables):
+        table.__dict__.pop("_agora_groups", None)
+    _grouped_tables.clear()
+
+
+_original_put_item = Table.put_item
+_original_delete_item = Table.delete_item
+_original_update_item = models.DynamoDBBackend.update_item
+
+
+def put_item(self, item_attrs, *args, **kwargs):
+    try:
+        return _original_put_item(self, item_attrs, *args, **kwargs)
+    finally:
+        try:
+            hash_value = DynamoType(item_attrs[self.hash_key_attr])
+            range_value = DynamoType(item_attrs[self.range_key_attr]) if self.range_key_attr else None
+            _touch(self, hash_value, range_value)
+        except Exception:
+            self.__dict__.pop("_agora_groups", None)
+
+
+def delete_item(self, hash_key, range_key, *args, **kwargs):
+    try:
+        return _original_delete_item(self, hash_key, range_key, *args, **kwargs)
+    finally:
+        _touch(self, hash_key, range_key)
+
+
+def update_item(self, table_name, key, *args, **kwargs):
+    try:
+        return _original_update_item(self, table_name, key, *args, **kwargs)
+    finally:
+        table = self.tables.get(table_name)
+        if table is not None:
+            try:
+                hash_value = DynamoType(key[table.hash_key_attr])
+                range_value = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
+                _touch(table, hash_value, range_value)
+            except Exception:
+                table.__dict__.pop("_agora_groups", None)
 
 
 _original_query = Table.query
@@ -124,7 +240,7 @@ def query(self, *args, **kwargs):
     if not index_name or not conditions or len(conditions) != 1:
         return _original_query(self, *args, **kwargs)
     attribute, value = conditions[0]
-    candidates = _grouped(self, attribute).get(value, [])
+    candidates = _groups(self).candidates(self, attribute, value)
     # moto's query filters what all_items yields by the same condition: give it the candidates.
     self.all_items = lambda: iter(candidates)
     try:
@@ -140,15 +256,78 @@ _original_call_action = DynamoHandler.call_action
 def call_action(self):
     target = self.headers.get("X-Amz-Target", "") if self.headers else ""
     with _dynamodb_lock:
-        if target.rsplit(".", 1)[-1] not in _READS:
-            _index_groups.clear()
+        action = target.rsplit(".", 1)[-1]
+        if action not in _READS and action not in _HOOKED_WRITES:
+            _forget_all_groupings()
         return _original_call_action(self)
 
 
+# Per-request work of moto's server that never changes while it runs: the list of its service
+# modules (a directory listing and a stat per module, on every request) and the handler
+# methods of a response class (inspect.getmembers, on every request).
+_moto_modules = tuple(moto_backends.list_of_moto_modules())
+_method_names = {}
+
+
+def _cached_method_names(clazz):
+    names = _method_names.get(clazz)
+    if names is None:
+        names = _method_names[clazz] = _original_method_names(clazz)
+    return names
+
+
+class _ResultsCopiedShallow:
+    """The `copy` module as moto's table model sees it: the copy of a query's results (a list
+    of items, taken so that projecting them leaves the table alone) copies each item's attribute
+    map and shares its values, which nothing that follows changes (projection makes new items,
+    filters and serialization only read, and requests run one at a time); moto deep-copies every
+    value of every item there, the largest part of an index query's time."""
+
+    def __getattr__(self, name):
+        return getattr(copy, name)
+
+    @staticmethod
+    def deepcopy(value, memo=None):
+        if isinstance(value, list) and value and all(type(v) is Item for v in value):
+            return [_item(v.hash_key, v.range_key, v.attrs) for v in value]
+        return copy.deepcopy(value, memo)
+
+
+def _item(hash_key, range_key, attrs):
+    """An item holding `attrs` (name -> DynamoType) as they are: Item() converts each value again
+    and re-sums the item's size on every attribute it sets."""
+    item = Item.__new__(Item)
+    item.hash_key, item.range_key, item.attrs = hash_key, range_key, LimitedSizeDict(attrs)
+    return item
+
+
+_original_project = Item.project
+
+
+def project(self, projection_expressions):
+    """Item.project for top-level attribute names (what the store projects: `pk`, `seq`, `doc`,
+    ...): the item's own values for those names. moto converts the whole item to plain JSON and
+    back for each projection. Paths into maps or lists still take moto's way."""
+    if all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
+        names = [path[0] for path in projection_expressions]
+        return _item(self.hash_key, self.range_key, {n: self.attrs[n] for n in names if n in self.attrs})
+    return _original_project(self, projection_expressions)
+
+
+_original_method_names = moto_responses.method_names_from_class
+moto_backends.list_of_moto_modules = lambda: _moto_modules
+moto_responses.method_names_from_class = _cached_method_names
 models.copy = _TablesNotCopied()
+table_module.copy = _ResultsCopiedShallow()
+Item.project = project
+# One log line per request costs a twentieth of a small request; errors are still logged.
+logging.getLogger("werkzeug").setLevel(logging.WARNING)
 models.DynamoDBBackend.transact_write_items = transact_write_items
 DynamoHandler.call_action = call_action
 Table.query = query
+Table.put_item = put_item
+Table.delete_item = delete_item
+models.DynamoDBBackend.update_item = update_item
 
 if __name__ == "__main__":
     sys.exit(main())
