@@ -11,7 +11,9 @@
 //! * The key and unique-marker paths read one document: as `find` does.
 //!
 //! The page's skip (where not stepped over) and limit are applied to the merged documents as
-//! they come ([`Page::of_stream`]), so a full page stops the reads.
+//! they come ([`Page::of_stream`]), so a full page stops the reads. No shard can give a page
+//! more items than the page ends at, so each shard's `Query` asks for no more (its `Limit`):
+//! a page of 10 reads at most 10 items of each shard, not a megabyte of each.
 //!
 //! [`GSI_SHARDS`]: crate::GSI_SHARDS
 
@@ -47,9 +49,10 @@ pub(crate) async fn find_stream(inner: Arc<Inner>, c: &Collection, plan: Plan, p
             } else {
                 (None, page)
             };
+            let size = page.end();
             let shards = sources
                 .into_iter()
-                .map(|source| partition(Arc::clone(&inner), c.clone(), source, plan.rest.clone(), after.clone()))
+                .map(|source| partition(Arc::clone(&inner), c.clone(), source, plan.rest.clone(), after.clone(), size))
                 .collect();
             Ok(page.of_stream(merge_by_seq(shards).map_ok(|(_, doc)| doc)))
         }
@@ -64,18 +67,19 @@ fn page_after_skip(page: Page) -> Page {
 /// The `seq` of the `n`-th item (from 1) of `sources` merged in `seq` order; `None` when they
 /// hold fewer.
 async fn nth_seq(inner: &Arc<Inner>, sources: &[Source], n: u64) -> Result<Option<String>, StoreError> {
-    let shards = sources.iter().map(|source| seqs(Arc::clone(inner), source.clone())).collect();
+    // No shard holds more than `n` of the first `n`.
+    let shards = sources.iter().map(|source| seqs(Arc::clone(inner), source.clone(), Some(n))).collect();
     let mut merged = merge_by_seq(shards).skip(usize::try_from(n - 1).unwrap_or(usize::MAX));
     merged.next().await.transpose().map(|found| found.map(|(seq, ())| seq))
 }
 
-/// The `seq` of every item of `source`, in order, read a page at a time.
-fn seqs(inner: Arc<Inner>, source: Source) -> SeqStream<()> {
-    stream::try_unfold((inner, source, None::<Item>, false), |(inner, source, start, done)| async move {
+/// The `seq` of every item of `source`, in order, read a page (of at most `size` items) at a time.
+fn seqs(inner: Arc<Inner>, source: Source, size: Option<u64>) -> SeqStream<()> {
+    stream::try_unfold((inner, source, None::<Item>, false), move |(inner, source, start, done)| async move {
         if done {
             return Ok(None);
         }
-        let out = query::page(&inner, &source, start, Fetch::Seq, None, None).await?;
+        let out = query::page(&inner, &source, start, Fetch::Seq, size, None).await?;
         let next = out.last_evaluated_key.filter(|key| !key.is_empty());
         let done = next.is_none();
         let page: Vec<Result<(String, ()), StoreError>> = out
@@ -101,6 +105,8 @@ struct Partition {
     rest: Filter,
     /// Only the items after this `seq`.
     after: Option<String>,
+    /// Most items of one `Query` page (DynamoDB's megabyte when `None`).
+    size: Option<u64>,
     /// Where the next page starts (`None` with `started`: no more pages).
     start: Option<Item>,
     started: bool,
@@ -110,9 +116,9 @@ struct Partition {
 }
 
 /// The documents of `source` matching `rest` (after `seq` `after`, when given), in insertion
-/// order, with their `seq`; read a page at a time.
-fn partition(inner: Arc<Inner>, c: Collection, source: Source, rest: Filter, after: Option<String>) -> SeqStream<Json> {
-    let state = Partition { inner, c, source, rest, after, start: None, started: false, items: Vec::new().into_iter(), done: false };
+/// order, with their `seq`; read a page (of at most `size` items) at a time.
+fn partition(inner: Arc<Inner>, c: Collection, source: Source, rest: Filter, after: Option<String>, size: Option<u64>) -> SeqStream<Json> {
+    let state = Partition { inner, c, source, rest, after, size, start: None, started: false, items: Vec::new().into_iter(), done: false };
     stream::unfold(state, |mut p| async move {
         if p.done {
             return None;
@@ -142,7 +148,7 @@ impl Partition {
             if self.started && self.start.is_none() {
                 return Ok(None);
             }
-            let out = query::page(&self.inner, &self.source, self.start.take(), Fetch::Documents, None, self.after.as_deref()).await?;
+            let out = query::page(&self.inner, &self.source, self.start.take(), Fetch::Documents, self.size, self.after.as_deref()).await?;
             self.started = true;
             self.start = out.last_evaluated_key.filter(|key| !key.is_empty());
             self.items = out.items.unwrap_or_default().into_iter();
