@@ -31,7 +31,9 @@ pub struct Config {
     /// Take votes from the NATS subject `vote.submit` on this server as well (§5.3).
     #[arg(long, env = "AGORA_NATS_INTAKE_URL")]
     pub nats_intake_url: Option<String>,
-    /// How often the start sweep looks for due tasks, in milliseconds.
+    /// How often the sweeps run, in milliseconds: the backstop that starts due tasks and closes
+    /// due jobs whose timer did not (each has a timer of its own, done at its time), and requests
+    /// stalled evaluations again.
     #[arg(long, env = "AGORA_SWEEP_INTERVAL_MS", default_value_t = 1000)]
     pub sweep_interval_ms: u64,
     /// Time limit of one hook call, in milliseconds.
@@ -144,7 +146,7 @@ impl Config {
             store: StoreKind::Embedded,
             store_namespace: None,
             nats_intake_url: None,
-            sweep_interval_ms: 100,
+            sweep_interval_ms: 5000,
             hook_timeout_ms: 30_000,
             retry_delay_ms: 200,
             claim_lease_ms: 60_000,

@@ -13,6 +13,7 @@ pub mod orcade;
 pub mod queue;
 pub mod registry;
 pub mod serve;
+pub mod timers;
 pub mod voting;
 pub mod xchange;
 

@@ -1,13 +1,15 @@
 //! Voting on the local server: its store (`voting_db`), its flows over the local platform, its
-//! routes (§3 and the live stream's WebSocket), the start and repair sweeps, the durable
-//! evaluation queue and its worker, and the NATS vote intake when configured.
+//! routes (§3 and the live stream's WebSocket), each task's start timer ([`crate::timers`]), the
+//! start and repair sweeps, the durable evaluation queue and its worker, and the NATS vote
+//! intake when configured.
 
 pub mod intake;
 pub mod live;
 
 use crate::queue::{self, DurableQueue};
+use crate::timers::{LocalTimers, TimerWork};
 use crate::{Config, Platform};
-use agora_voting_core::{voting_hooks, EvaluationWork, NoSchedules, Ports, Settings, SystemClock, Voting, VOTING_DB};
+use agora_voting_core::{voting_hooks, EvaluationWork, Ports, Settings, StartOutcome, SystemClock, Voting, WorkOutcome, VOTING_DB};
 use axum::routing::get;
 use axum::Router;
 use live::{ChangeHub, LiveState};
@@ -25,6 +27,7 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     let store = platform.backend.open(VOTING_DB, config.store_namespace.as_deref()).await?;
     let hub = ChangeHub::default();
     let (evaluations, pending_evaluations) = DurableQueue::open("evaluation", platform.work.clone()).await?;
+    let (start_timers, due_starts) = DurableQueue::open("voting-start", platform.work.clone()).await?;
     let ports = Ports {
         store,
         hooks: voting_hooks(platform.remote.clone(), agora_runtime::env("SOCIAL_CHOICE_ID")),
@@ -32,7 +35,7 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
         queue: Arc::new(evaluations),
         clock: Arc::new(SystemClock),
         changes: Arc::new(hub.clone()),
-        scheduler: Arc::new(NoSchedules),
+        scheduler: Arc::new(LocalTimers::new(start_timers)),
     };
     let voting = Arc::new(Voting::new(ports, Settings::with_leases(chrono::Duration::milliseconds(config.claim_lease_ms.max(1) as i64))));
     let routes = agora_voting_api::routes(voting.clone())
@@ -41,6 +44,7 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     let retry_delay = Duration::from_millis(config.retry_delay_ms);
     let mut tasks = vec![
         tokio::spawn(queue::run_worker(Arc::new(EvaluationWork::new(voting.evaluator().clone())), pending_evaluations, retry_delay)),
+        tokio::spawn(queue::run_worker(Arc::new(start_work(voting.clone())), due_starts, retry_delay)),
         tokio::spawn(run_sweep(voting.clone(), Duration::from_millis(config.sweep_interval_ms.max(1)))),
     ];
     if let Some(url) = &config.nats_intake_url {
@@ -49,7 +53,25 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     Ok(Wired { voting, routes, tasks })
 }
 
-/// Starts due tasks, then requests again every stalled evaluation, every `every`.
+/// Starts the task a due start timer names. A start that fails leaves the task `scheduled`, for
+/// the sweep; a store error is retried.
+fn start_work(voting: Arc<Voting>) -> TimerWork {
+    TimerWork::new("social_task_id", move |id| {
+        let voting = voting.clone();
+        async move {
+            match voting.start_task(&id).await {
+                Ok(StartOutcome::Failed(reason)) => {
+                    tracing::warn!(social_task_id = %id, %reason, "timed start failed; the sweep retries");
+                    WorkOutcome::Done
+                }
+                Ok(_) => WorkOutcome::Done,
+                Err(e) => WorkOutcome::Retry(e.to_string()),
+            }
+        }
+    })
+}
+
+/// The backstop: starts due tasks whose timer did not, then requests again every stalled evaluation, every `every`.
 async fn run_sweep(voting: Arc<Voting>, every: Duration) {
     crate::run_every(every, || async {
         if let Err(e) = voting.start_due_tasks().await {
