@@ -97,6 +97,9 @@ class AwsProxy:
             if op == "PutEvents":
                 buses = {e.get("EventBusName") or "default" for e in doc.get("Entries", [])} or {"default"}
                 return op, [("events:PutEvents", b if b.startswith("arn:") else f"arn:aws:events:{region}:{acct}:event-bus/{b}") for b in sorted(buses)]
+            if op == "DescribeEventBus":
+                bus = doc.get("Name") or "default"
+                return op, [("events:DescribeEventBus", bus if bus.startswith("arn:") else f"arn:aws:events:{region}:{acct}:event-bus/{bus}")]
             return op, [(f"events:{op}", "*")]
 
         if service == "scheduler":
@@ -111,6 +114,9 @@ class AwsProxy:
                 if role and op in ("CreateSchedule", "UpdateSchedule"):
                     checks.append(("iam:PassRole", role))
                 return op, checks
+            m = re.fullmatch(r"/schedule-groups/([^/]+)", path)
+            if m and request.method == "GET":
+                return "GetScheduleGroup", [("scheduler:GetScheduleGroup", f"arn:aws:scheduler:{region}:{acct}:schedule-group/{m.group(1)}")]
             if path == "/schedules":
                 return "ListSchedules", [("scheduler:ListSchedules", "*")]
             return f"{request.method} {path}", [(f"scheduler:{request.method} {path}", "*")]
