@@ -27,15 +27,31 @@ Problems of moto (5.2.5) that the DynamoDB store's tests hit:
    store's index reads. Here the copy shares the items' values (nothing changes them before the
    answer is sent) and a projection of top-level attributes picks them from the item.
 
+And one SQS addition, for `infra/aws/dead-letters` and its tests:
+
+6. moto has no dead-letter queue redrive (StartMessageMoveTask, ListMessageMoveTasks: "not
+   implemented"). Here StartMessageMoveTask moves, at once, every message of a dead-letter queue
+   that is visible now to DestinationArn (or, without one, to each message's source: the queue
+   its `agora_source_queue` attribute names, else the one queue whose RedrivePolicy names the
+   dead-letter queue), as SQS does: a new message with the same body, message attributes and
+   (FIFO) group. The task is then COMPLETED, as ListMessageMoveTasks reports it. The DynamoDB
+   fixes above are untouched by it.
+
 Usage, exactly as moto_server:  python agora_moto_server.py -H 127.0.0.1 -p 5055
 """
 
+import base64
 import copy
 import inspect
+import json
 import logging
 import sys
 import threading
+import time
+import uuid
 import weakref
+
+import werkzeug.serving
 
 import moto.backends as moto_backends
 import moto.core.responses as moto_responses
@@ -46,6 +62,10 @@ from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.responses import DynamoHandler
 from moto.dynamodb.models.table import Table
 from moto.server import main
+from moto.core.responses import ActionResult
+from moto.sqs.exceptions import InvalidParameterValue, QueueDoesNotExist
+from moto.sqs.models import sqs_backends
+from moto.sqs.responses import SQSResponse
 
 
 class _TablesNotCopied:
@@ -314,6 +334,90 @@ def project(self, projection_expressions):
     return _original_project(self, projection_expressions)
 
 
+# 6. Dead-letter queue redrive (SQS's message move tasks), done at once.
+_move_tasks = {}  # source queue ARN -> its tasks, latest first
+_move_lock = threading.Lock()
+
+
+def _queue_of(arn, parameter="SourceArn"):
+    """(backend, queue) of an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>)."""
+    parts = str(arn or "").split(":")
+    if len(parts) != 6 or parts[2] != "sqs":
+        raise InvalidParameterValue(f"Value {arn} for parameter {parameter} is invalid. Reason: not an SQS queue ARN.")
+    _, _, _, region, account, name = parts
+    return sqs_backends[account][region], sqs_backends[account][region].get_queue(name)
+
+
+def _sources_of(backend, dead_letter_queue):
+    return [q for q in backend.queues.values() if q.dead_letter_queue is dead_letter_queue]
+
+
+def _move(message, destination):
+    """`message` sent to `destination` as SQS's redrive sends it: same body, message attributes
+    and (FIFO) group, deduplicated by its message id; a new message, received 0 times."""
+    fifo = destination.fifo_queue
+    sqs_backends[destination.account_id][destination.region].send_message(
+        destination.name, message.body, message_attributes=copy.deepcopy(message.message_attributes),
+        group_id=(message.group_id or message.id) if fifo else None,
+        deduplication_id=message.id if fifo else None,
+        system_attributes=copy.deepcopy(message.system_attributes), validate_group_id=False)
+
+
+def start_message_move_task(self):
+    source_arn = self._get_param("SourceArn")
+    destination_arn = self._get_param("DestinationArn")
+    rate = self._get_param("MaxNumberOfMessagesPerSecond")
+    with _move_lock:
+        backend, source = _queue_of(source_arn)
+        sources = _sources_of(backend, source)
+        if not sources:
+            raise InvalidParameterValue("Source queue must be configured as a Dead Letter Queue.")
+        destination = _queue_of(destination_arn, "DestinationArn")[1] if destination_arn else None
+        task = {"TaskHandle": base64.b64encode(json.dumps({"taskId": str(uuid.uuid4()), "sourceArn": source_arn}).encode()).decode(),
+                "Status": "COMPLETED", "SourceArn": source_arn, "StartedTimestamp": int(time.time() * 1000)}
+        if destination_arn:
+            task["DestinationArn"] = destination_arn
+        if rate is not None:
+            task["MaxNumberOfMessagesPerSecond"] = int(rate)
+        messages = [m for m in source._messages if m.visible and not m.delayed]
+        moved = 0
+        for message in messages:
+            target = destination
+            if target is None:
+                named = (message.message_attributes.get("agora_source_queue") or {}).get("StringValue")
+                if named:
+                    try:
+                        target = _queue_of(named)[1]
+                    except (QueueDoesNotExist, InvalidParameterValue):
+                        target = None
+                elif len(sources) == 1:
+                    target = sources[0]
+            if target is None:
+                task["Status"], task["FailureReason"] = "FAILED", "AWS.SimpleQueueService.CouldNotDetermineMessageSource"
+                break
+            _move(message, target)
+            with source._messages_lock:
+                source._messages.remove(message)
+                source.pending_messages.discard(message)
+            moved += 1
+        task["ApproximateNumberOfMessagesMoved"] = moved
+        task["ApproximateNumberOfMessagesToMove"] = len(messages)
+        _move_tasks.setdefault(source_arn, []).insert(0, task)
+    return ActionResult({"TaskHandle": task["TaskHandle"]})
+
+
+def list_message_move_tasks(self):
+    source_arn = self._get_param("SourceArn")
+    _queue_of(source_arn)
+    max_results = int(self._get_param("MaxResults") or 1)
+    with _move_lock:
+        results = [dict(t) for t in _move_tasks.get(source_arn, [])[:max_results]]
+    return ActionResult({"Results": results})
+
+
+SQSResponse.start_message_move_task = start_message_move_task
+SQSResponse.list_message_move_tasks = list_message_move_tasks
+
 _original_method_names = moto_responses.method_names_from_class
 moto_backends.list_of_moto_modules = lambda: _moto_modules
 moto_responses.method_names_from_class = _cached_method_names
@@ -322,6 +426,11 @@ table_module.copy = _ResultsCopiedShallow()
 Item.project = project
 # One log line per request costs a twentieth of a small request; errors are still logged.
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
+# A store query fans out over 16 index shards, each on a connection of its own: 50 concurrent
+# callers open 800 connections at once, past werkzeug's listen backlog of 128, and the kernel then
+# drops their SYNs until the SDK's 3.1 s connect timeout fails them. The kernel's own cap
+# (net.core.somaxconn, 4096 on current kernels) bounds this instead.
+werkzeug.serving.BaseWSGIServer.request_queue_size = 4096
 models.DynamoDBBackend.transact_write_items = transact_write_items
 DynamoHandler.call_action = call_action
 Table.query = query
