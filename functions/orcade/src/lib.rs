@@ -56,7 +56,7 @@ impl HttpFunction {
 
 /// Serves one HTTP function's routes through API Gateway.
 pub async fn serve_http(function: HttpFunction) -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     agora_runtime::lambda::serve_http(function.router().await?).await
 }
 

@@ -10,7 +10,7 @@ use agora_voting_api::Flow;
 
 /// Serves one HTTP flow's routes through API Gateway: the same router the local server serves.
 pub async fn serve_http(flow: Flow) -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     let routes = match flow {
         Flow::ParseTask => agora_voting_api::parse_routes(wiring::parser_from_env()?),
         Flow::CreateTask => agora_voting_api::create_routes(wiring::creator_from_env().await?),

@@ -12,7 +12,7 @@ use agora_ports::{QueueError, WorkQueue};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_sqs::error::DisplayErrorContext;
-use aws_sdk_sqs::types::{BatchResultErrorEntry, SendMessageBatchRequestEntry};
+use aws_sdk_sqs::types::{BatchResultErrorEntry, MessageAttributeValue, SendMessageBatchRequestEntry};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -64,12 +64,19 @@ impl SqsQueue {
 
     /// How the message for `key`, due after `delay`, is sent: on a FIFO queue the key is both
     /// its group and its deduplication id (and it takes no delay), else it carries the delay.
-    /// One rule for `send` and for each entry of `send_batch`.
+    /// Either way it carries the trace id of the work sending it, as the message attribute
+    /// [`agora_telemetry::trace::ATTRIBUTE`]. One rule for `send` and for each entry of
+    /// `send_batch`.
     fn message(&self, key: &str, delay: Duration) -> Message {
+        let attributes = agora_telemetry::trace::current().map(|id| {
+            let value =
+                MessageAttributeValue::builder().data_type("String").string_value(id).build().expect("a string attribute has its type");
+            HashMap::from([(agora_telemetry::trace::ATTRIBUTE.to_owned(), value)])
+        });
         if self.is_fifo() {
-            Message { fifo_id: Some(key.to_owned()), delay_seconds: None }
+            Message { fifo_id: Some(key.to_owned()), delay_seconds: None, attributes }
         } else {
-            Message { fifo_id: None, delay_seconds: (!delay.is_zero()).then(|| sqs_delay_seconds(delay)) }
+            Message { fifo_id: None, delay_seconds: (!delay.is_zero()).then(|| sqs_delay_seconds(delay)), attributes }
         }
     }
 
@@ -82,6 +89,7 @@ impl SqsQueue {
             .set_message_group_id(message.fifo_id.clone())
             .set_message_deduplication_id(message.fifo_id)
             .set_delay_seconds(message.delay_seconds)
+            .set_message_attributes(message.attributes)
             .build()
             .expect("an entry has its id and body")
     }
@@ -112,6 +120,8 @@ struct Message {
     fifo_id: Option<String>,
     /// Standard queues: the delay, when there is one.
     delay_seconds: Option<i32>,
+    /// The trace id, when the work sending it has one.
+    attributes: Option<HashMap<String, MessageAttributeValue>>,
 }
 
 /// `items` cut into runs of consecutive items, one `SendMessageBatch` each: at most
@@ -144,7 +154,8 @@ impl WorkQueue for SqsQueue {
             .message_body(body)
             .set_message_group_id(message.fifo_id.clone())
             .set_message_deduplication_id(message.fifo_id)
-            .set_delay_seconds(message.delay_seconds);
+            .set_delay_seconds(message.delay_seconds)
+            .set_message_attributes(message.attributes);
         let out = send.send().await.map_err(|e| QueueError {
             key: key.to_owned(),
             reason: truncate(&format!("SendMessage to {} failed: {}", self.queue_url, DisplayErrorContext(&e)), 2000),

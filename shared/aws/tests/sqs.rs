@@ -21,6 +21,39 @@ async fn work_is_received_as_sent() {
     assert_eq!(got, bodies.iter().map(|s| s.to_string()).collect());
 }
 
+/// The trace id of the work sending a message (a vote's, say) travels as its message attribute,
+/// from `send` and from `send_batch`; work sent outside a trace carries none.
+#[tokio::test]
+async fn the_sender_s_trace_id_travels_as_a_message_attribute() {
+    use agora_telemetry::trace;
+    let sdk = common::sdk().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let (url, _) = common::create_queue(&sqs, &common::unique("agora-work")).await;
+    let queue = SqsQueue::new(sqs.clone(), &url);
+    trace::scope("trace-one", queue.send("a", "one", Duration::ZERO)).await.expect("sent");
+    trace::scope("trace-two", queue.send_batch(&[("b".to_owned(), "two".to_owned())])).await.expect("sent");
+    queue.send("c", "none", Duration::ZERO).await.expect("sent");
+    let mut got = std::collections::BTreeMap::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while got.len() < 3 && std::time::Instant::now() < deadline {
+        let out = sqs
+            .receive_message()
+            .queue_url(&url)
+            .max_number_of_messages(10)
+            .message_attribute_names("All")
+            .wait_time_seconds(1)
+            .send()
+            .await
+            .expect("receive");
+        for m in out.messages() {
+            let id = m.message_attributes().and_then(|a| a.get(trace::ATTRIBUTE)).and_then(|v| v.string_value()).map(str::to_owned);
+            got.insert(m.body().unwrap_or_default().to_owned(), id);
+        }
+    }
+    let want = [("none", None), ("one", Some("trace-one")), ("two", Some("trace-two"))];
+    assert_eq!(got, want.iter().map(|(b, id)| (b.to_string(), id.map(str::to_owned))).collect());
+}
+
 #[tokio::test]
 async fn delayed_work_is_sent_with_its_delay() {
     let sdk = common::sdk().await;

@@ -9,13 +9,15 @@
 //! * [`limits`]: the limits on a request's head (414, 431), each service answering in its shape;
 //! * [`body`]: a request's body and path segment, read with a refusal for every malformed one;
 //! * [`access`]: who is calling, as the front door said, and the checks that a caller acts only
-//!   as itself.
+//!   as itself;
+//! * [`trace`]: each request as one unit of work, in its trace and its span.
 
 pub mod access;
 pub mod body;
 pub mod limits;
 mod list;
 mod paging;
+pub mod trace;
 
 pub use list::{json_list, CHUNK_BYTES};
 pub use paging::{page_of_query, ParamError, LIMIT, SKIP};

@@ -324,15 +324,26 @@ impl ServerProcess {
     /// on a free port with `args` (e.g. `--data-dir`), `envs` added to this process's
     /// environment, and waits until it listens.
     pub fn start(program: &str, args: &[String], envs: &[(String, String)]) -> ServerProcess {
+        Self::start_logging_to(program, args, envs, std::process::Stdio::inherit())
+    }
+
+    /// [`start`](ServerProcess::start) with the server's logs (its stderr) written to `logs`
+    /// (`envs` may set `RUST_LOG` and `AGORA_LOG_FORMAT`).
+    pub fn start_logging_to(
+        program: &str,
+        args: &[String],
+        envs: &[(String, String)],
+        logs: impl Into<std::process::Stdio>,
+    ) -> ServerProcess {
         use std::io::BufRead;
         let mut command = std::process::Command::new(program);
         command
             .args(["--port", "0"])
             .args(args)
-            .envs(envs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
+            .envs(envs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::inherit());
+            .stderr(logs);
         let mut child = command.spawn().expect("the local server starts");
         let stdout = child.stdout.take().expect("stdout");
         let mut line = String::new();

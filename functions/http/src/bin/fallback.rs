@@ -2,6 +2,6 @@
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     lambda_http::run(agora_http_functions::router()).await
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     let evaluator = wiring::evaluator_from_env().await?;
     agora_runtime::lambda::serve_sqs(Arc::new(EvaluationWork::new(evaluator))).await
 }

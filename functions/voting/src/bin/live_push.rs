@@ -7,7 +7,7 @@ use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     let streams = wiring::live_streams_from_env().await?;
     agora_runtime::lambda::serve_event(move |event: SqsEvent| {
         let streams = streams.clone();

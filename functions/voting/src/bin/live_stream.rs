@@ -6,7 +6,7 @@ use aws_lambda_events::event::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsock
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     let (streams, verifier) = tokio::try_join!(wiring::live_streams_from_env(), live::connect_verifier_from_env())?;
     let verifier = std::sync::Arc::new(verifier);
     agora_runtime::lambda::serve_event(move |event: ApiGatewayWebsocketProxyRequest| {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     let (starter, repairer, timers) = wiring::start_tasks_from_env().await?;
     let queue = Arc::new(TimerQueueWork::new(timers.clone(), start::DueStart(starter.clone())));
     agora_runtime::lambda::serve_sqs_and_events(queue, move |event: Value| {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
-    agora_runtime::lambda::init_tracing();
+    agora_runtime::lambda::init_telemetry();
     let (assigner, bidder) = wiring::assignment_from_env().await?;
     agora_runtime::lambda::serve_sqs(Arc::new(AssignmentWork::new(assigner, bidder))).await
 }

@@ -3,6 +3,8 @@
 
 mod access;
 mod clients;
+mod local;
+mod operations;
 mod orcade;
 mod voting;
 mod xchange;
