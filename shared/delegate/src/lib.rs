@@ -38,13 +38,19 @@
 //! system that must not do a task twice keeps the `task_id`s it has taken and answers a repeat
 //! from what it kept (or waits for the first call's answer).
 //!
+//! A call made while a unit of work runs under a trace id (`agora_telemetry::trace::scope`)
+//! carries it in the header `agora_telemetry::trace::HEADER` (`x-agora-trace-id`), so that the
+//! delegate system's logs of the call can be joined to Agora's.
+//!
 //! Each [`HttpDelegate`] holds one pooled HTTP client (rustls), reused by every call and every
 //! clone. A failed call is logged once, here, at `warn` with `subject_id`, `task_id`, the error
-//! and the elapsed milliseconds.
+//! and the elapsed milliseconds. Every call is counted by outcome (`ok`, `failed`), with the
+//! seconds it took (`agora_telemetry::names::DELEGATE_CALLS`, `DELEGATE_CALL_SECONDS`).
 
 pub use agora_ports::RETRY_HEADER;
 use agora_ports::{Delegate, DelegateError, DelegateRequest};
 pub use agora_signing::{SecretError, Signer};
+use agora_telemetry::{names, trace};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -283,6 +289,10 @@ impl HttpDelegate {
         if request.retry {
             post = post.header(RETRY_HEADER, "true");
         }
+        // A trace id that is no header value (`trace::accept` lets none through) is left out.
+        if let Some(id) = trace::current().and_then(|id| reqwest::header::HeaderValue::from_str(&id).ok()) {
+            post = post.header(trace::HEADER, id);
+        }
         if let Some(signer) = &self.signer {
             // Over the very bytes sent below.
             for (name, value) in signer.sign(&body).pairs() {
@@ -327,13 +337,16 @@ impl Delegate for HttpDelegate {
                 Err(_) => Err(DelegateError::Timeout(self.timeout)),
             },
         };
+        let took = started.elapsed();
+        metrics::counter!(names::DELEGATE_CALLS, "outcome" => if result.is_ok() { "ok" } else { "failed" }).increment(1);
+        metrics::histogram!(names::DELEGATE_CALL_SECONDS).record(took.as_secs_f64());
         if let Err(error) = &result {
             tracing::warn!(
                 subject_id = request.subject_id,
                 session_id = request.session_id,
                 task_id = request.task_id,
                 retry = request.retry,
-                elapsed_ms = started.elapsed().as_millis() as u64,
+                elapsed_ms = took.as_millis() as u64,
                 transient = error.is_transient(),
                 %error,
                 "delegate call failed"

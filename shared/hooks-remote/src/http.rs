@@ -1,10 +1,13 @@
 //! HTTP calls of every mode that uses HTTP (`http`, the function registry, workflows), over one
-//! pooled client. Signed with Standard Webhooks headers when a signer is given.
+//! pooled client. Signed with Standard Webhooks headers when a signer is given. A call made
+//! while a unit of work runs under a trace id (`agora_telemetry::trace::scope`) carries it in the
+//! header `agora_telemetry::trace::HEADER`.
 
 use crate::truncate;
 use agora_hooks::HookError;
 use agora_signing::Signer;
 use agora_support::error_chain;
+use agora_telemetry::trace;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -45,7 +48,11 @@ impl HttpClient {
         }
     }
 
-    async fn answer(&self, url: &str, request: reqwest::RequestBuilder) -> Result<Value, HookError> {
+    async fn answer(&self, url: &str, mut request: reqwest::RequestBuilder) -> Result<Value, HookError> {
+        // A trace id that is no header value (`trace::accept` lets none through) is left out.
+        if let Some(id) = trace::current().and_then(|id| reqwest::header::HeaderValue::from_str(&id).ok()) {
+            request = request.header(trace::HEADER, id);
+        }
         let response = request.send().await.map_err(|e| self.transport_error(url, e))?;
         let status = response.status();
         let bytes = response.bytes().await.map_err(|e| self.transport_error(url, e))?;
@@ -92,8 +99,53 @@ pub fn unwrap_output(body: Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::unwrap_output;
+    use super::*;
+    use crate::RemoteHooks;
+    use agora_hooks::{Call, Remote};
+    use agora_schema::HookTarget;
+    use axum::http::HeaderMap;
+    use axum::routing::{get, post};
+    use axum::{Json, Router};
     use serde_json::json;
+
+    /// A hook server on 127.0.0.1 that answers each call with the trace header it got (null
+    /// when none); its base URL.
+    async fn echo_server() -> String {
+        async fn echo(headers: HeaderMap) -> Json<Value> {
+            Json(json!({"trace": headers.get(trace::HEADER).map(|v| v.to_str().unwrap().to_owned())}))
+        }
+        let app = Router::new().route("/hook", post(echo)).route("/entry", get(echo));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        base
+    }
+
+    #[tokio::test]
+    async fn a_call_carries_the_trace_id_of_the_work_it_is_made_for() {
+        let base = echo_server().await;
+        let client = HttpClient::new(Duration::from_secs(5));
+        let (hook, entry) = (format!("{base}/hook"), format!("{base}/entry"));
+        let traced = trace::scope("t-1", client.post_json(&hook, b"{}".to_vec(), None)).await.unwrap();
+        assert_eq!(traced, json!({"trace": "t-1"}));
+        let read = trace::scope("t-2", client.get_json(&entry)).await.unwrap();
+        assert_eq!(read, Some(json!({"trace": "t-2"})));
+        // Outside a scope: no header.
+        assert_eq!(client.post_json(&hook, b"{}".to_vec(), None).await.unwrap(), json!({"trace": null}));
+
+        // An `http` hook called through the remote modes, as a flow calls it.
+        let hooks = RemoteHooks::default();
+        let (input, parameters) = (json!({"vote": 1}), json!({}));
+        let call = Call {
+            hook: "voting_pqt",
+            target: HookTarget::Http { url: &hook, parameters: &parameters },
+            input: &input,
+            scope: "task-1",
+            deployment: "task-1",
+        };
+        let out = trace::scope("t-3", hooks.call(&call)).await.unwrap();
+        assert_eq!(out, json!({"trace": "t-3"}));
+    }
 
     #[test]
     fn unwraps_data_and_job_output_data() {

@@ -10,8 +10,10 @@
 //!
 //! [`Hooks`] joins the two: it checks a spec when it is stored (a mode this deployment cannot
 //! run is refused then), runs it, checks the output (a JSON object, and what the service's
-//! contract for that hook requires), and logs every failure once with the service's scope key
-//! (task or job id), the hook, the mode and the target.
+//! contract for that hook requires), and logs every failure once with the hook, the mode and
+//! the target (in the calling flow's span, which names the task or job). Every call is counted
+//! by mode and outcome, with its duration (`agora_telemetry::names::HOOK_CALLS`,
+//! `HOOK_CALL_SECONDS`).
 
 mod builtins;
 mod error;

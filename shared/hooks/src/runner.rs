@@ -2,6 +2,7 @@
 
 use crate::{truncate, Builtins, Call, HookError, Remote};
 use agora_schema::{FunctionSpec, HookTarget};
+use agora_telemetry::names;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,7 +47,9 @@ impl<B: Builtins> Hooks<B> {
     }
 
     /// Runs `spec` for `hook` on `input`; `scope` is the task or job id. The output is a JSON
-    /// object that meets the hook's contract, or a [`HookError`], logged here once.
+    /// object that meets the hook's contract, or a [`HookError`], logged here once (in the
+    /// calling flow's span, which names the task or job). Every call is counted by mode and
+    /// outcome (`ok`, `failed`), with the seconds it took.
     pub async fn run(&self, hook: B::Hook, spec: &FunctionSpec, scope: &str, input: &B::Input<'_>) -> Result<Value, HookError> {
         let target = spec.target().map_err(HookError::Unavailable)?.ok_or(HookError::NotConfigured)?;
         let started = Instant::now();
@@ -68,13 +71,15 @@ impl<B: Builtins> Hooks<B> {
             }
         }
         .and_then(|out| self.check_output(hook, out));
+        let (mode, took) = (target.mode(), started.elapsed());
+        metrics::counter!(names::HOOK_CALLS, "mode" => mode, "outcome" => if result.is_ok() { "ok" } else { "failed" }).increment(1);
+        metrics::histogram!(names::HOOK_CALL_SECONDS, "mode" => mode).record(took.as_secs_f64());
         if let Err(error) = &result {
             tracing::warn!(
-                scope,
                 hook = self.builtins.hook_name(hook),
-                mode = target.mode(),
+                mode,
                 target = target.name(),
-                elapsed_ms = started.elapsed().as_millis() as u64,
+                elapsed_ms = took.as_millis() as u64,
                 %error,
                 "hook call failed"
             );
@@ -89,5 +94,102 @@ impl<B: Builtins> Hooks<B> {
         }
         self.builtins.check_output(hook, &out).map_err(HookError::Malformed)?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoRemote;
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+    use metrics_util::MetricKind;
+
+    /// One hook, two rules: `ok` answers an object, `boom` fails.
+    struct Rules;
+
+    impl Builtins for Rules {
+        type Hook = ();
+        type Input<'a> = Value;
+
+        fn hook_name(&self, _: ()) -> &'static str {
+            "test_hook"
+        }
+
+        fn check(&self, _: (), _: &str) -> Result<(), String> {
+            Ok(())
+        }
+
+        fn run(&self, _: (), name: &str, _: &Value, _: &Value) -> Result<Value, String> {
+            match name {
+                "ok" => Ok(serde_json::json!({"fine": true})),
+                _ => Err(format!("rule {name} refused its input")),
+            }
+        }
+    }
+
+    /// One recorded metric: its kind, name, labels and value.
+    type Recorded = (MetricKind, String, Vec<(String, String)>, DebugValue);
+
+    /// What a recorder was given.
+    fn recorded(snapshotter: &Snapshotter) -> Vec<Recorded> {
+        let metrics = snapshotter.snapshot().into_vec().into_iter().map(|(key, _, _, value)| {
+            let (kind, key) = key.into_parts();
+            let labels = key.labels().map(|l| (l.key().to_owned(), l.value().to_owned())).collect();
+            (kind, key.name().to_owned(), labels, value)
+        });
+        metrics.collect()
+    }
+
+    fn labels(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn every_call_is_counted_by_mode_and_outcome_with_its_duration() {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        let hooks = Hooks::new(Rules, Arc::new(NoRemote));
+        let input = serde_json::json!({});
+        metrics::with_local_recorder(&recorder, || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async {
+                let run = |id: &str| {
+                    let spec = FunctionSpec::from_id(id);
+                    let (hooks, input) = (&hooks, &input);
+                    async move { hooks.run((), &spec, "task-1", input).await }
+                };
+                assert!(run("builtin:ok").await.is_ok());
+                assert!(run("builtin:ok").await.is_ok());
+                assert!(matches!(run("builtin:boom").await, Err(HookError::Rule(_))));
+                // A remote mode this deployment cannot run: a failed call of its mode.
+                assert!(matches!(run("http://127.0.0.1:9/hook").await, Err(HookError::Unavailable(_))));
+                // Not configured: no call is made, none is counted.
+                assert!(matches!(run("").await, Err(HookError::NotConfigured)));
+            })
+        });
+        let recorded = recorded(&snapshotter);
+        let calls = |mode, outcome| {
+            recorded.iter().find_map(|(kind, name, l, value)| match value {
+                DebugValue::Counter(n)
+                    if *kind == MetricKind::Counter
+                        && name == names::HOOK_CALLS
+                        && *l == labels(&[("mode", mode), ("outcome", outcome)]) =>
+                {
+                    Some(*n)
+                }
+                _ => None,
+            })
+        };
+        assert_eq!(calls("builtin", "ok"), Some(2));
+        assert_eq!(calls("builtin", "failed"), Some(1));
+        assert_eq!(calls("http", "failed"), Some(1));
+        assert_eq!(calls("http", "ok"), None);
+        let seconds = |mode| {
+            recorded.iter().find_map(|(_, name, l, value)| match value {
+                DebugValue::Histogram(values) if name == names::HOOK_CALL_SECONDS && *l == labels(&[("mode", mode)]) => Some(values.len()),
+                _ => None,
+            })
+        };
+        assert_eq!((seconds("builtin"), seconds("http")), (Some(3), Some(1)));
     }
 }

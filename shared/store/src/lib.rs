@@ -210,6 +210,17 @@ pub trait DocumentStore: Send + Sync + 'static {
 }
 
 impl StoreError {
+    /// What kind of failure this is, as one snake_case word (a metric's label: the services count
+    /// the store errors they meet by it).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::Duplicate { .. } => "duplicate",
+            StoreError::UnknownCollection(_) => "unknown_collection",
+            StoreError::InvalidDocument { .. } => "invalid_document",
+            StoreError::Backend(_) => "backend",
+        }
+    }
+
     /// The [`StoreError::InvalidDocument`] of a change `collection` refuses.
     pub fn invalid_change(collection: &str, e: ChangeError) -> StoreError {
         StoreError::InvalidDocument { collection: collection.to_string(), reason: e.to_string() }

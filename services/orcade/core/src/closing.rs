@@ -116,7 +116,8 @@ impl Closing {
     /// Fences the job's bids, then closes it if it is open (writing an open job's final roster
     /// in the same write) and requests its evaluation. Returns whether this call closed it
     /// (false: it was closed already, or is gone). A request the queue refused is logged, not
-    /// returned: the job is closed, and the repair sweep requests its evaluation.
+    /// returned: the job is closed, and the repair sweep requests its evaluation. Logs in its
+    /// caller's span, which names the job.
     pub async fn close(&self, job: &BidJob, why: &str) -> Result<bool, OrcadeError> {
         let id = job.bid_job_id.as_str();
         self.repo.mark_pending(id, self.clock.now()).await?;
@@ -130,9 +131,9 @@ impl Closing {
         if !self.repo.close_job(job, roster.as_deref()).await? {
             return Ok(false);
         }
-        tracing::info!(bid_job_id = id, why, "bid job closed");
+        tracing::info!(why, "bid job closed");
         if let Err(e) = self.request(job).await {
-            tracing::error!(bid_job_id = id, error = %e, "evaluation request not queued; the repair sweep requests it");
+            tracing::error!(error = %e, "evaluation request not queued; the repair sweep requests it");
         }
         Ok(true)
     }
@@ -165,7 +166,7 @@ impl Closing {
         if self.claims.take(&key, now, Some(self.leases.request)).await?.is_none() {
             self.claims.settle(&key, now, self.leases.request).await?;
         }
-        tracing::info!(bid_job_id = id, "evaluation requested");
+        tracing::info!("evaluation requested");
         Ok(())
     }
 

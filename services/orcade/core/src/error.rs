@@ -81,10 +81,39 @@ impl OrcadeError {
     pub fn internal_caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
         OrcadeError::Internal(InternalError::caused(context, cause))
     }
+
+    /// What kind of refusal (or failure) this is, as one snake_case word: the `reason` label of
+    /// the refused bids' metric.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OrcadeError::InvalidJob(_)
+            | OrcadeError::InvalidBid(_)
+            | OrcadeError::InvalidPatch(_)
+            | OrcadeError::InvalidFilter(_)
+            | OrcadeError::NoTags
+            | OrcadeError::InvalidMatch(_) => "bad_request",
+            OrcadeError::UnavailableHooks(_) => "unavailable_hooks",
+            OrcadeError::JobIdTaken(_) => "id_taken",
+            OrcadeError::UnknownJob(_) | OrcadeError::UnknownBid(_) => "not_found",
+            OrcadeError::NotOnRoster { .. } => "not_on_roster",
+            OrcadeError::AlreadyBid { .. } => "duplicate",
+            OrcadeError::JobClosed(_) => "closed",
+            OrcadeError::JobFull { .. } => "full",
+            OrcadeError::PqtRefused { .. } => "pqt_refused",
+            OrcadeError::BidsFinal { .. } => "bids_final",
+            OrcadeError::AlreadyClosed(_) => "already_closed",
+            OrcadeError::NotCreator { .. } => "not_creator",
+            OrcadeError::NotBidder { .. } => "not_bidder",
+            OrcadeError::Internal(_) => "internal",
+        }
+    }
 }
 
+/// Counted by its kind ([`crate::telemetry::store_error`]): every store error a flow does not
+/// handle itself passes here.
 impl From<StoreError> for OrcadeError {
     fn from(e: StoreError) -> Self {
+        crate::telemetry::store_error(&e);
         OrcadeError::internal_caused("the store failed", e)
     }
 }

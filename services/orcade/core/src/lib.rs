@@ -69,6 +69,7 @@ pub mod incarnation;
 pub mod ports;
 pub mod repo;
 pub mod service;
+mod telemetry;
 pub mod work;
 
 pub use agora_orcade_schema::ORCADE_DB;

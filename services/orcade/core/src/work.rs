@@ -67,16 +67,16 @@ pub fn announces_resolution(job: &BidJob) -> bool {
     job.bid_job_metadata.get(RESOLUTION_MARK).is_some_and(Value::is_object)
 }
 
-/// Sends the resolution event of `job` when it carries the mark; a failure is logged (the
-/// listener also polls).
+/// Sends the resolution event of `job` when it carries the mark; a failure is logged, in the
+/// caller's span, which names the job (the listener also polls).
 pub(crate) async fn announce_resolution(resolutions: &dyn agora_ports::WorkQueue, job: &BidJob) {
     let bid_job_id = job.bid_job_id.as_str();
     if !announces_resolution(job) {
-        tracing::debug!(bid_job_id, "no resolution event: the job carries no bid_job_metadata.{RESOLUTION_MARK} (nobody listens for it)");
+        tracing::debug!("no resolution event: the job carries no bid_job_metadata.{RESOLUTION_MARK} (nobody listens for it)");
         return;
     }
     if let Err(e) = resolutions.send(&format!("resolved:{bid_job_id}"), &resolution_event(bid_job_id), std::time::Duration::ZERO).await {
-        tracing::warn!(bid_job_id, error = %e, "resolution event not sent; listeners find the outcome by polling");
+        tracing::warn!(error = %e, "resolution event not sent; listeners find the outcome by polling");
     }
 }
 
@@ -209,14 +209,14 @@ impl BidRequests {
 }
 
 /// Queues the `bid_request` fan-out of `subjects` of `job`, or (`None`) of its whole roster (see
-/// the module docs). A failure is logged: the job stands, and its subjects can find it by id or
-/// tag.
+/// the module docs). A failure is logged, in the caller's span, which names the job: the job
+/// stands, and its subjects can find it by id or tag.
 pub(crate) async fn request_bids(deliveries: &dyn WorkQueue, job: &BidJob, subjects: Option<&[String]>) {
     if subjects.is_some_and(<[String]>::is_empty) {
         return;
     }
     if let Err(e) = deliveries.send_batch(&BidRequests::items(job, subjects)).await {
-        tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "bid_request fan-out not queued");
+        tracing::error!(error = %e, "bid_request fan-out not queued");
     }
 }
 
@@ -236,7 +236,8 @@ impl EvaluationWork {
 impl WorkHandler for EvaluationWork {
     /// Done when the evaluation was applied, found applied, failed for good (recorded), or is
     /// held by another evaluator (whose lease the repair sweep watches), and for a body that
-    /// names no job; retry on a transient failure.
+    /// names no job; retry on a transient failure. Its span names the job once the body is read.
+    #[tracing::instrument(name = "evaluation_work", skip_all, fields(bid_job_id = tracing::field::Empty))]
     async fn handle(&self, body: &str) -> WorkOutcome {
         let id = match parse_evaluation_request(body) {
             Ok(id) => id,
@@ -245,10 +246,11 @@ impl WorkHandler for EvaluationWork {
                 return WorkOutcome::Done;
             }
         };
+        tracing::Span::current().record("bid_job_id", id.as_str());
         match self.evaluator.evaluate_job(&id).await {
             Ok(EvaluationOutcome::Retry(reason)) => WorkOutcome::Retry(reason),
             Ok(outcome) => {
-                tracing::info!(bid_job_id = %id, ?outcome, "evaluation request handled");
+                tracing::info!(?outcome, "evaluation request handled");
                 WorkOutcome::Done
             }
             Err(e) => WorkOutcome::Retry(e.to_string()),
@@ -272,7 +274,12 @@ impl DeliveryWork {
 impl WorkHandler for DeliveryWork {
     /// Done once the result (a reply or a failure) is stored, or was; busy while another worker
     /// holds the delivery (a dead worker's lease runs out, and this one makes it then); retry
-    /// when the store failed.
+    /// when the store failed. Its span names the job, and the delivery, once the body is read.
+    #[tracing::instrument(
+        name = "delivery_work",
+        skip_all,
+        fields(bid_job_id = tracing::field::Empty, delivery_id = tracing::field::Empty, subject_id = tracing::field::Empty)
+    )]
     async fn handle(&self, body: &str) -> WorkOutcome {
         if let Some(fan_out) = BidRequests::parse(body) {
             return self.fan_out(fan_out).await;
@@ -284,13 +291,17 @@ impl WorkHandler for DeliveryWork {
                 return WorkOutcome::Done;
             }
         };
+        let span = tracing::Span::current();
+        span.record("bid_job_id", delivery.bid_job_id.as_str());
+        span.record("delivery_id", delivery.delivery_id.as_str());
+        span.record("subject_id", delivery.subject_id.as_str());
         match self.deliverer.deliver(&delivery).await {
             Ok(DeliveryOutcome::InProgress) => WorkOutcome::Busy {
                 reason: format!("delivery {} is held by another worker", delivery.delivery_id),
                 after: self.deliverer.busy_retry(),
             },
             Ok(outcome) => {
-                tracing::info!(delivery_id = %delivery.delivery_id, ?outcome, "delivery handled");
+                tracing::info!(?outcome, "delivery handled");
                 WorkOutcome::Done
             }
             Err(e) => WorkOutcome::Retry(e.to_string()),
@@ -299,7 +310,8 @@ impl WorkHandler for DeliveryWork {
 }
 
 impl DeliveryWork {
-    /// Queues a fan-out item's deliveries on the deliverer's queue.
+    /// Queues a fan-out item's deliveries on the deliverer's queue (in the handler's span, which
+    /// names the job once the item is read).
     async fn fan_out(&self, item: Result<BidRequests, String>) -> WorkOutcome {
         let item = match item {
             Ok(item) => item,
@@ -308,6 +320,7 @@ impl DeliveryWork {
                 return WorkOutcome::Done;
             }
         };
+        tracing::Span::current().record("bid_job_id", item.bid_job_id.as_str());
         let Some(deliveries) = self.deliverer.deliveries() else {
             return WorkOutcome::Retry("no delivery queue to fan the bid_requests out to".into());
         };
@@ -316,7 +329,7 @@ impl DeliveryWork {
             None => match self.deliverer.roster_of(&item.bid_job_id, &item.job_key).await {
                 Ok(Some(roster)) => roster,
                 Ok(None) => {
-                    tracing::info!(bid_job_id = %item.bid_job_id, "the job is gone (or was created again): no bid_requests");
+                    tracing::info!("the job is gone (or was created again): no bid_requests");
                     return WorkOutcome::Done;
                 }
                 Err(e) => return WorkOutcome::Retry(format!("the job's roster not read: {e}")),
@@ -324,7 +337,7 @@ impl DeliveryWork {
         };
         match item.queue(&subjects, deliveries.as_ref()).await {
             Ok(()) => {
-                tracing::info!(bid_job_id = %item.bid_job_id, subjects = subjects.len(), "bid_requests queued");
+                tracing::info!(subjects = subjects.len(), "bid_requests queued");
                 WorkOutcome::Done
             }
             Err(e) => WorkOutcome::Retry(format!("bid_requests not queued: {e}")),

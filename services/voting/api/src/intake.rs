@@ -1,6 +1,7 @@
 //! The message intake of §5.3: votes arriving as messages (NATS `vote.submit`), the same JSON as
 //! `POST /submit-vote`, taken through the same flow. Nothing is replied; the outcome of each is
-//! logged with the vote's ids. The transport (`agora-nats`) is wired by the front door.
+//! logged in a span that carries the vote's ids. The transport (`agora-nats`) is wired by the
+//! front door.
 
 use crate::error::ApiError;
 use agora_voting_core::{Voting, VotingError};
@@ -23,30 +24,37 @@ pub enum VoteOutcome {
 }
 
 /// Takes one inbound vote (the payload of a `vote.submit` message) through
-/// [`Voting::submit_vote`] and logs the outcome with the vote's ids.
+/// [`Voting::submit_vote`] and logs the outcome, in a span that carries the message's subject and
+/// the vote's ids.
+#[tracing::instrument(
+    skip_all,
+    fields(subject = subject, vote_id = tracing::field::Empty, social_task_id = tracing::field::Empty, submitter = tracing::field::Empty)
+)]
 pub async fn take_vote(voting: &Voting, subject: &str, payload: &[u8]) -> VoteOutcome {
     let body: Value = match serde_json::from_slice(payload) {
         Ok(body) => body,
         Err(e) => {
             let preview = String::from_utf8_lossy(&payload[..payload.len().min(200)]).into_owned();
-            tracing::warn!(subject, error = %e, payload = %preview, "inbound vote refused: the payload is not JSON");
+            tracing::warn!(error = %e, payload = %preview, "inbound vote refused: the payload is not JSON");
             return VoteOutcome::NotJson(e.to_string());
         }
     };
-    let field = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (vote_id, task, submitter) = (field("vote_id"), field("social_task_id"), field("submitter_subject_id"));
+    let span = tracing::Span::current();
+    for (field, key) in [("vote_id", "vote_id"), ("social_task_id", "social_task_id"), ("submitter", "submitter_subject_id")] {
+        span.record(field, body.get(key).and_then(Value::as_str).unwrap_or_default());
+    }
     match voting.submit_vote(&body).await {
         Ok(accepted) => {
-            tracing::info!(subject, vote_id, social_task_id = task, submitter, qualified = accepted.qualified, "inbound vote accepted");
+            tracing::info!(qualified = accepted.qualified, "inbound vote accepted");
             VoteOutcome::Accepted { qualified: accepted.qualified }
         }
         Err(VotingError::Internal(cause)) => {
-            tracing::error!(subject, vote_id, social_task_id = task, submitter, error = %cause, "inbound vote failed");
+            tracing::error!(error = %cause, "inbound vote failed");
             VoteOutcome::Failed(cause.to_string())
         }
         Err(refusal) => {
             let reason = ApiError::vote(refusal).message().to_owned();
-            tracing::info!(subject, vote_id, social_task_id = task, submitter, %reason, "inbound vote refused");
+            tracing::info!(%reason, "inbound vote refused");
             VoteOutcome::Refused(reason)
         }
     }

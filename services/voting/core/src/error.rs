@@ -64,10 +64,34 @@ impl VotingError {
     pub fn internal_caused(context: impl Into<String>, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
         VotingError::Internal(InternalError::caused(context, cause))
     }
+
+    /// What kind of refusal (or failure) this is, as one snake_case word: the `reason` label of
+    /// the refused votes' metric.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            VotingError::InvalidTask(_)
+            | VotingError::InvalidVote(_)
+            | VotingError::UnknownCollection(_)
+            | VotingError::InvalidFilter(_)
+            | VotingError::InvalidQueryParameter { .. } => "bad_request",
+            VotingError::UnavailableHooks(_) => "unavailable_hooks",
+            VotingError::UnknownTask => "not_found",
+            VotingError::TaskComplete => "complete",
+            VotingError::TaskNotActive => "not_started",
+            VotingError::NotAMember => "not_a_member",
+            VotingError::VotingClosed => "closed",
+            VotingError::AlreadyVoted => "duplicate",
+            VotingError::VoteIdTaken(_) => "vote_id_taken",
+            VotingError::Internal(_) => "internal",
+        }
+    }
 }
 
+/// Counted by its kind ([`crate::telemetry::store_error`]): every store error a flow does not
+/// handle itself passes here.
 impl From<StoreError> for VotingError {
     fn from(e: StoreError) -> Self {
+        crate::telemetry::store_error(&e);
         VotingError::internal_caused("the store failed", e)
     }
 }

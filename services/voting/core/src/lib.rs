@@ -14,6 +14,7 @@ pub mod service;
 pub mod specs;
 pub mod storage;
 pub mod tasks;
+mod telemetry;
 pub mod trigger;
 pub mod work;
 

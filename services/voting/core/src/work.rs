@@ -70,7 +70,9 @@ impl EvaluationWork {
 impl WorkHandler for EvaluationWork {
     /// Done when the evaluation completed, was done already or by another evaluator, or failed
     /// for good (a malformed hook output is not retried, §1.5 gap 7), and for a body that names no
-    /// task (it would only fail again); retry on a transient failure.
+    /// task (it would only fail again); retry on a transient failure. Its span names the task
+    /// once the body is read.
+    #[tracing::instrument(name = "evaluation_work", skip_all, fields(social_task_id = tracing::field::Empty))]
     async fn handle(&self, body: &str) -> WorkOutcome {
         let id = match parse_evaluation_request(body) {
             Ok(id) => id,
@@ -79,14 +81,15 @@ impl WorkHandler for EvaluationWork {
                 return WorkOutcome::Done;
             }
         };
+        tracing::Span::current().record("social_task_id", id.as_str());
         match self.evaluator.evaluate_task(&id).await {
             Ok(EvaluationOutcome::Failed { retryable: true, reason }) => WorkOutcome::Retry(reason),
             Ok(EvaluationOutcome::Failed { retryable: false, reason }) => {
-                tracing::error!(social_task_id = %id, %reason, "evaluation failed for good; not retried");
+                tracing::error!(%reason, "evaluation failed for good; not retried");
                 WorkOutcome::Done
             }
             Ok(outcome) => {
-                tracing::info!(social_task_id = %id, ?outcome, "evaluation request handled");
+                tracing::info!(?outcome, "evaluation request handled");
                 WorkOutcome::Done
             }
             Err(e) => WorkOutcome::Retry(e.to_string()),

@@ -55,8 +55,11 @@ impl XchangeError {
     }
 }
 
+/// Counted by its kind ([`crate::telemetry::store_error`]): every store error a flow does not
+/// handle itself passes here.
 impl From<StoreError> for XchangeError {
     fn from(e: StoreError) -> Self {
+        crate::telemetry::store_error(&e);
         XchangeError::internal_caused("the store failed", e)
     }
 }

@@ -44,6 +44,7 @@ pub mod hooks;
 pub mod ports;
 pub mod repo;
 pub mod service;
+mod telemetry;
 pub mod work;
 
 pub use error::{InternalError, XchangeError};

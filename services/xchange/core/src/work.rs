@@ -71,7 +71,9 @@ impl AssignmentWork {
 #[async_trait]
 impl WorkHandler for AssignmentWork {
     /// Done once the task is assigned, final, or bidding (and its next poll queued); busy while
-    /// another worker holds the task; retry on a transient failure.
+    /// another worker holds the task; retry on a transient failure. Its span names the task once
+    /// the body is read.
+    #[tracing::instrument(name = "assignment_work", skip_all, fields(task_id = tracing::field::Empty))]
     async fn handle(&self, body: &str) -> WorkOutcome {
         let work = match Assignment::parse(body) {
             Ok(w) => w,
@@ -80,6 +82,8 @@ impl WorkHandler for AssignmentWork {
                 return WorkOutcome::Done;
             }
         };
+        let (Assignment::Assign { task_id } | Assignment::Poll { task_id, .. }) = &work;
+        tracing::Span::current().record("task_id", task_id.as_str());
         match work {
             Assignment::Assign { task_id } => match self.assigner.assign(&task_id).await {
                 Ok(AssignOutcome::InProgress) => {
@@ -87,7 +91,7 @@ impl WorkHandler for AssignmentWork {
                 }
                 Ok(AssignOutcome::Retry(reason)) => WorkOutcome::Retry(reason),
                 Ok(outcome) => {
-                    tracing::debug!(%task_id, ?outcome, "assignment handled");
+                    tracing::debug!(?outcome, "assignment handled");
                     WorkOutcome::Done
                 }
                 Err(e) => WorkOutcome::Retry(e.to_string()),
@@ -114,6 +118,9 @@ impl BiddingOutcomeWork {
 
 #[async_trait]
 impl WorkHandler for BiddingOutcomeWork {
+    /// Done once the job's task is settled (or the event names no task of ours); retry on a
+    /// transient failure. Its span names the job once the body is read.
+    #[tracing::instrument(name = "bidding_outcome_work", skip_all, fields(bid_job_id = tracing::field::Empty))]
     async fn handle(&self, body: &str) -> WorkOutcome {
         let id = match parse_resolution(body) {
             Ok(id) => id,
@@ -122,9 +129,10 @@ impl WorkHandler for BiddingOutcomeWork {
                 return WorkOutcome::Done;
             }
         };
+        tracing::Span::current().record("bid_job_id", id.as_str());
         match self.bidder.resolved(&id).await {
             Ok(settle) => {
-                tracing::debug!(bid_job_id = %id, ?settle, "resolution event handled");
+                tracing::debug!(?settle, "resolution event handled");
                 WorkOutcome::Done
             }
             Err(e) => WorkOutcome::Retry(e.to_string()),

@@ -59,11 +59,21 @@ impl BidIntake {
         Self { jobs: JobCache::default(), repo, hooks, clock, closing }
     }
 
-    /// Takes one bid request for the job `bid_job_id` through §3; returns the stored bid.
+    /// Takes one bid request for the job `bid_job_id` through §3; returns the stored bid. Its
+    /// span names the job, and the bid once the request parses; the answer is counted (stored,
+    /// or refused by kind).
+    #[tracing::instrument(skip_all, fields(bid_job_id = bid_job_id, bid_id = tracing::field::Empty))]
     pub async fn submit_bid(&self, bid_job_id: &str, body: &Value) -> Result<Bid, OrcadeError> {
+        let answer = self.take_bid(bid_job_id, body).await;
+        crate::telemetry::bid_answered(&answer);
+        answer
+    }
+
+    async fn take_bid(&self, bid_job_id: &str, body: &Value) -> Result<Bid, OrcadeError> {
         let now = self.clock.now();
         let job = self.job(bid_job_id, now).await?;
         let bid = parse_bid_request(body, bid_job_id, &new_id(), now).map_err(OrcadeError::InvalidBid)?;
+        tracing::Span::current().record("bid_id", bid.bid_id.as_str());
         match self.attempt(job, bid.clone(), now).await? {
             Attempt::Stored(bid) => Ok(bid),
             // Once: a job deleted and created again twice within one bid's time is the client's
@@ -108,7 +118,7 @@ impl BidIntake {
             if !remote_pqt && self.repo.bid_by_subject(bid_job_id, &subject).await?.is_some() {
                 return Err(already(&job, &subject));
             }
-            tracing::info!(bid_job_id, subject = %subject, reason = %verdict.reason, "applicant refused by the PQT; not stored");
+            tracing::info!(subject = %subject, reason = %verdict.reason, "applicant refused by the PQT; not stored");
             return Err(OrcadeError::PqtRefused { reason: verdict.reason, stored: false });
         }
         if !verdict.accepted {
@@ -124,7 +134,7 @@ impl BidIntake {
             Err(StoreError::Duplicate { .. }) => return Err(already(&job, &subject)),
             Err(e) => return Err(e.into()),
         };
-        tracing::info!(bid_job_id, bid_id = %bid.bid_id, subject = %subject, accepted = verdict.accepted, "bid stored");
+        tracing::info!(subject = %subject, accepted = verdict.accepted, "bid stored");
 
         if let Some((n, false)) = count.map(on_file) {
             if fixed {

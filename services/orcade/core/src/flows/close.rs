@@ -28,6 +28,7 @@ impl Closer {
     /// Closes the job and requests its evaluation; returns the job as it is now. `by` is the
     /// caller when the front door knows it (it must be the creator or an operator); `None`
     /// (authentication off, as in the spec's API) closes for anyone who knows the id.
+    #[tracing::instrument(skip_all, fields(bid_job_id = bid_job_id))]
     pub async fn close_job(&self, bid_job_id: &str, by: Option<&Caller>) -> Result<BidJob, OrcadeError> {
         let unknown = || OrcadeError::UnknownJob(bid_job_id.to_owned());
         let job = self.repo.job(bid_job_id).await?.ok_or_else(unknown)?;
@@ -44,9 +45,10 @@ impl Closer {
     /// requests its evaluation (the target of its one-shot `close-<id>` schedule). Returns
     /// whether this call closed it: false for a job closed already, not due, not open-mode or
     /// gone, so a schedule that fires twice, or after the sweep, changes nothing.
+    #[tracing::instrument(skip_all, fields(bid_job_id = bid_job_id))]
     pub async fn close_job_if_due(&self, bid_job_id: &str) -> Result<bool, OrcadeError> {
         let Some(job) = self.repo.job(bid_job_id).await? else {
-            tracing::info!(bid_job_id, "one-shot close of a job that is gone");
+            tracing::info!("one-shot close of a job that is gone");
             return Ok(false);
         };
         let due = job.bid_job_mode == BidJobMode::Open
@@ -61,15 +63,23 @@ impl Closer {
     /// Closes every open job whose `bid_job_closes_at` has passed, each once, and requests its
     /// evaluation. Idempotent: a job closed already is not found again. Returns the jobs this
     /// call closed.
+    #[tracing::instrument(skip_all)]
     pub async fn close_due_jobs(&self) -> Result<Vec<String>, OrcadeError> {
         let mut closed = Vec::new();
         for job in self.repo.jobs_due(self.clock.now()).await? {
-            match self.closing.close(&job, "bid_job_closes_at passed").await {
-                Ok(true) => closed.push(job.bid_job_id),
-                Ok(false) => {}
-                Err(e) => tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "due job not closed; the next sweep tries again"),
+            if self.close_due(&job).await {
+                closed.push(job.bid_job_id);
             }
         }
         Ok(closed)
+    }
+
+    /// Closes one due job, in its span; whether this call closed it (a failure is logged).
+    #[tracing::instrument(skip_all, fields(bid_job_id = %job.bid_job_id))]
+    async fn close_due(&self, job: &BidJob) -> bool {
+        self.closing.close(job, "bid_job_closes_at passed").await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "due job not closed; the next sweep tries again");
+            false
+        })
     }
 }

@@ -41,15 +41,18 @@ impl JobCreator {
         Self { repo, hooks, deliveries, schedules, clock }
     }
 
-    /// Validates a create request and stores the job; returns it as stored.
+    /// Validates a create request and stores the job; returns it as stored. Its span names the
+    /// job once the request parses.
+    #[tracing::instrument(skip_all, fields(bid_job_id = tracing::field::Empty))]
     pub async fn create_job(&self, body: &Value) -> Result<BidJob, OrcadeError> {
         let chosen = body.get("bid_job_id").is_some_and(|v| !v.is_null());
         for _ in 0..ID_ATTEMPTS {
             let job = parse_create_request(body, &new_id(), self.clock.now(), &Catalogue).map_err(OrcadeError::InvalidJob)?;
+            tracing::Span::current().record("bid_job_id", job.bid_job_id.as_str());
             super::check_hooks(&self.hooks, &job)?;
             match self.repo.insert_job(&job).await {
                 Ok(()) => {
-                    tracing::info!(bid_job_id = %job.bid_job_id, mode = %job.bid_job_mode, "bid job created");
+                    tracing::info!(mode = %job.bid_job_mode, "bid job created");
                     self.request_bids(&job).await;
                     self.schedule_close(&job).await;
                     return Ok(job);
@@ -75,7 +78,7 @@ impl JobCreator {
         let Some(at) = job.bid_job_closes_at else { return };
         let id = &job.bid_job_id;
         if let Err(e) = self.schedules.schedule(&close_schedule_name(id), at, &close_request(id)).await {
-            tracing::warn!(bid_job_id = %id, error = %e, "one-shot close not scheduled; the close sweep will close the job");
+            tracing::warn!(error = %e, "one-shot close not scheduled; the close sweep will close the job");
         }
     }
 }

@@ -100,6 +100,7 @@ impl Deliverer {
     }
 
     /// Makes the delivery's round trip, once.
+    #[tracing::instrument(skip_all, fields(delivery_id = %d.delivery_id, bid_job_id = %d.bid_job_id, subject_id = %d.subject_id))]
     pub async fn deliver(&self, d: &Delivery) -> Result<DeliveryOutcome, OrcadeError> {
         let (outcome, job) = self.deliver_once(d).await?;
         // Also when found delivered: a crash may have come between the result and the event.
@@ -113,7 +114,7 @@ impl Deliverer {
                 Ok(Some(job)) => crate::work::announce_resolution(self.resolutions.as_ref(), &job).await,
                 Ok(None) => {}
                 Err(e) => {
-                    tracing::warn!(bid_job_id = %d.bid_job_id, error = %e, "job not read: no resolution event; listeners find the outcome by polling")
+                    tracing::warn!(error = %e, "job not read: no resolution event; listeners find the outcome by polling")
                 }
             }
         }
@@ -141,7 +142,7 @@ impl Deliverer {
             // at once and repeats that same call (marked a retry).
             Err(_) => {
                 if let Err(e) = self.claims.run_out(&key, self.clock.now()).await {
-                    tracing::warn!(delivery_id = %d.delivery_id, error = %e, "delivery claim not given back; its lease runs out");
+                    tracing::warn!(error = %e, "delivery claim not given back; its lease runs out");
                 }
             }
         }
@@ -154,7 +155,7 @@ impl Deliverer {
             return Ok((DeliveryOutcome::AlreadyDelivered, None));
         }
         let Some(job) = self.repo.job(&d.bid_job_id).await?.filter(|job| d.is_for(job)) else {
-            tracing::warn!(delivery_id = %d.delivery_id, "the bid job is gone (or was created again under its id); nothing delivered");
+            tracing::warn!("the bid job is gone (or was created again under its id); nothing delivered");
             return Ok((DeliveryOutcome::JobGone, None));
         };
         // One session per call (see the module docs): the result's id, new for this call, and
@@ -166,7 +167,7 @@ impl Deliverer {
             return Ok((DeliveryOutcome::InProgress, None));
         };
         if retry {
-            tracing::info!(delivery_id = %d.delivery_id, bid_task_result_id = %result_id, "repeating a delegate call an earlier attempt began");
+            tracing::info!(bid_task_result_id = %result_id, "repeating a delegate call an earlier attempt began");
         }
         let data = task_data(d, &job);
         let request = DelegateRequest { subject_id: &d.subject_id, session_id: &result_id, task_id: &result_id, task_data: &data, retry };
@@ -195,7 +196,7 @@ impl Deliverer {
         let outcome = match error {
             None => DeliveryOutcome::Delivered { bid_task_result_id: result_id },
             Some(error) => {
-                tracing::warn!(delivery_id = %d.delivery_id, %error, "delegate call failed; the failure is stored");
+                tracing::warn!(%error, "delegate call failed; the failure is stored");
                 DeliveryOutcome::Failed { bid_task_result_id: result_id, error }
             }
         };

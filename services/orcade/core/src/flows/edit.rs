@@ -53,6 +53,7 @@ impl Edits {
     }
 
     /// `PATCH /bid-jobs/{id}`.
+    #[tracing::instrument(skip_all, fields(bid_job_id = id))]
     pub async fn patch_job(&self, id: &str, body: &Value, by: Option<&Caller>) -> Result<Json, OrcadeError> {
         let unknown = || OrcadeError::UnknownJob(id.to_owned());
         let raw = self.repo.job_raw(id).await?.ok_or_else(unknown)?;
@@ -104,7 +105,7 @@ impl Edits {
                 None => Err(OrcadeError::UnknownJob(id.clone())),
             };
         }
-        tracing::info!(bid_job_id = %id, members = roster.len(), "roster replaced");
+        tracing::info!(members = roster.len(), "roster replaced");
         let new_members: Vec<String> = roster.iter().filter(|s| !job.has_subject(s)).cloned().collect();
         crate::work::request_bids(self.deliveries.as_ref(), job, Some(&new_members)).await;
         let (n, _) = self.repo.bids_on_file(job).await?;
@@ -115,6 +116,7 @@ impl Edits {
     }
 
     /// `PATCH /bids/{id}`.
+    #[tracing::instrument(skip_all, fields(bid_id = id))]
     pub async fn patch_bid(&self, id: &str, body: &Value, by: Option<&Caller>) -> Result<Json, OrcadeError> {
         let unknown = || OrcadeError::UnknownBid(id.to_owned());
         let raw = self.repo.bid_raw(id).await?.ok_or_else(unknown)?;
@@ -128,6 +130,7 @@ impl Edits {
     }
 
     /// `DELETE /bid-jobs/{id}`: the job and everything that is its (see the module docs).
+    #[tracing::instrument(skip_all, fields(bid_job_id = id))]
     pub async fn delete_job(&self, id: &str, by: Option<&Caller>) -> Result<(), OrcadeError> {
         let job = self.repo.job(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))?;
         creator_only(&job, by, "delete")?;
@@ -139,21 +142,24 @@ impl Edits {
         if !self.repo.delete_job(&job).await? {
             return Err(OrcadeError::UnknownJob(id.to_owned()));
         }
-        tracing::info!(bid_job_id = id, "bid job deleted, with its bids, results and records");
+        tracing::info!("bid job deleted, with its bids, results and records");
         Ok(())
     }
 
-    /// `DELETE /bids/{id}`: the bid withdrawn (see the module docs).
+    /// `DELETE /bids/{id}`: the bid withdrawn (see the module docs). Its span names the bid, and
+    /// its job once read.
+    #[tracing::instrument(skip_all, fields(bid_id = id, bid_job_id = tracing::field::Empty))]
     pub async fn delete_bid(&self, id: &str, by: Option<&Caller>) -> Result<(), OrcadeError> {
         let unknown = || OrcadeError::UnknownBid(id.to_owned());
         let bid: Bid = self.repo.bid(id).await?.ok_or_else(unknown)?;
+        tracing::Span::current().record("bid_job_id", bid.bid_job_id.as_str());
         bidder_only(&bid, by, "delete")?;
         let Some(job) = self.repo.job(&bid.bid_job_id).await? else {
             return if self.repo.delete_bid(id).await? { Ok(()) } else { Err(unknown()) };
         };
         match self.repo.withdraw_bid(&bid, &job).await? {
             Uncounted::Deleted(_) => {
-                tracing::info!(bid_job_id = %job.bid_job_id, bid_id = id, subject = %bid.bid_subject_id, "bid withdrawn");
+                tracing::info!(subject = %bid.bid_subject_id, "bid withdrawn");
                 Ok(())
             }
             Uncounted::Missing => Err(unknown()),

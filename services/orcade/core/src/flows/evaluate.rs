@@ -46,6 +46,22 @@ pub enum EvaluationOutcome {
     Retry(String),
 }
 
+impl EvaluationOutcome {
+    /// The outcome as one snake_case word (the `outcome` label of the evaluations' metric).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EvaluationOutcome::Resolved { .. } => "resolved",
+            EvaluationOutcome::NoValidBids => "no_valid_bids",
+            EvaluationOutcome::Failed { .. } => "failed",
+            EvaluationOutcome::AlreadyEvaluated => "already_evaluated",
+            EvaluationOutcome::InProgress => "in_progress",
+            EvaluationOutcome::UnknownJob => "unknown_job",
+            EvaluationOutcome::NotClosed => "not_closed",
+            EvaluationOutcome::Retry(_) => "retry",
+        }
+    }
+}
+
 /// The evaluation flow: the store and its claims, the evaluator hook, the delivery queue, the
 /// clock, the closing (to close a job evaluated by repair), and the lease.
 #[derive(Clone)]
@@ -89,8 +105,17 @@ impl Evaluator {
         self
     }
 
-    /// Evaluates a closed job. Safe to call twice, or twice at once.
+    /// Evaluates a closed job. Safe to call twice, or twice at once. Counted by outcome, with
+    /// the seconds it took.
+    #[tracing::instrument(skip_all, fields(bid_job_id = bid_job_id))]
     pub async fn evaluate_job(&self, bid_job_id: &str) -> Result<EvaluationOutcome, OrcadeError> {
+        let started = std::time::Instant::now();
+        let outcome = self.evaluate(bid_job_id).await;
+        crate::telemetry::evaluation_finished(&outcome, started.elapsed());
+        outcome
+    }
+
+    async fn evaluate(&self, bid_job_id: &str) -> Result<EvaluationOutcome, OrcadeError> {
         // Closed, its bids fenced (and an open-mode job's final roster written, in the close).
         let job = match self.repo.job(bid_job_id).await? {
             None => return Ok(EvaluationOutcome::UnknownJob),
@@ -170,15 +195,15 @@ impl Evaluator {
                     .send(&d.delivery_id, &d.body(), std::time::Duration::ZERO)
                     .await
                     .map_err(|e| OrcadeError::internal_caused("the bid_winner delivery could not be queued", e))?;
-                tracing::info!(bid_job_id = id, winner = %winner_subject_id, bid_id = %bid_id, "bid job evaluated: winner marked");
+                tracing::info!(winner = %winner_subject_id, bid_id = %bid_id, "bid job evaluated: winner marked");
                 EvaluationOutcome::Resolved { winner_subject_id: winner_subject_id.clone(), bid_id: bid_id.clone() }
             }
             Decision::NoValidBids { .. } => {
-                tracing::info!(bid_job_id = id, "bid job evaluated: no valid bids");
+                tracing::info!("bid job evaluated: no valid bids");
                 EvaluationOutcome::NoValidBids
             }
             Decision::Failed { error } => {
-                tracing::error!(bid_job_id = id, %error, "bid job evaluation failed for good; no winner");
+                tracing::error!(%error, "bid job evaluation failed for good; no winner");
                 EvaluationOutcome::Failed { error: error.clone() }
             }
         };
@@ -188,7 +213,7 @@ impl Evaluator {
         self.repo.mark_applied(job).await?;
         if let Err(e) = self.repo.clear_pending(id).await {
             // The repair sweep finds the evaluation applied and clears the mark.
-            tracing::warn!(bid_job_id = id, error = %e, "pending mark of an evaluated job not cleared");
+            tracing::warn!(error = %e, "pending mark of an evaluated job not cleared");
         }
         Ok(outcome)
     }

@@ -49,6 +49,7 @@ impl Queries {
     }
 
     /// `GET /bid-jobs/{id}`.
+    #[tracing::instrument(skip_all, fields(bid_job_id = id))]
     pub async fn job(&self, id: &str) -> Result<Json, OrcadeError> {
         let doc = self.repo.job_raw(id).await?.ok_or_else(|| OrcadeError::UnknownJob(id.to_owned()))?;
         with_applicants(&self.repo, doc).await
@@ -130,6 +131,7 @@ impl Queries {
     }
 
     /// `GET /bid-jobs/{id}/bids`.
+    #[tracing::instrument(skip_all, fields(bid_job_id = job_id))]
     pub async fn bids_of(&self, job_id: &str) -> Result<Vec<Json>, OrcadeError> {
         self.known(job_id).await?;
         self.repo.bids_raw(job_id).await
@@ -141,11 +143,13 @@ impl Queries {
     }
 
     /// `GET /bids/{id}`.
+    #[tracing::instrument(skip_all, fields(bid_id = id))]
     pub async fn bid(&self, id: &str) -> Result<Json, OrcadeError> {
         self.repo.bid_raw(id).await?.ok_or_else(|| OrcadeError::UnknownBid(id.to_owned()))
     }
 
     /// `GET /bid-jobs/{id}/task-results`.
+    #[tracing::instrument(skip_all, fields(bid_job_id = job_id))]
     pub async fn task_results_of(&self, job_id: &str) -> Result<Vec<Json>, OrcadeError> {
         self.known(job_id).await?;
         self.repo.results_raw(job_id).await
@@ -153,6 +157,7 @@ impl Queries {
 
     /// The job's evaluation record, once decided (`None` before): the decision, including a
     /// failed evaluation's error, which no §2 entity holds.
+    #[tracing::instrument(skip_all, fields(bid_job_id = job_id))]
     pub async fn evaluation(&self, job_id: &str) -> Result<Option<EvaluationRecord>, OrcadeError> {
         let job: BidJob = self.repo.job(job_id).await?.ok_or_else(|| OrcadeError::UnknownJob(job_id.to_owned()))?;
         self.repo.evaluation(&job).await

@@ -51,29 +51,52 @@ impl Repairer {
 
     /// Closes the open jobs whose bids closed them, then requests the evaluation of every
     /// stalled closed job; returns them, with why.
+    #[tracing::instrument(skip_all)]
     pub async fn repair_stalled_jobs(&self) -> Result<Vec<(String, Stall)>, OrcadeError> {
         let mut repaired = Vec::new();
         for job in self.repo.open_jobs().await? {
-            match self.close_if_complete(&job).await {
-                Ok(true) => {
-                    tracing::warn!(bid_job_id = %job.bid_job_id, "a job its bids had closed is closed now");
-                    repaired.push((job.bid_job_id, Stall::NeverClosed));
-                }
-                Ok(false) => {}
-                Err(e) => tracing::error!(bid_job_id = %job.bid_job_id, error = %e, "repair check failed"),
+            if self.repair_open(&job).await {
+                repaired.push((job.bid_job_id, Stall::NeverClosed));
             }
         }
         for id in self.repo.pending_job_ids().await? {
-            match self.repair_pending(&id).await {
-                Ok(Some(stall)) => {
-                    tracing::warn!(bid_job_id = %id, ?stall, "stalled evaluation requested again");
-                    repaired.push((id, stall));
-                }
-                Ok(None) => {}
-                Err(e) => tracing::error!(bid_job_id = %id, error = %e, "repair check failed"),
+            if let Some(stall) = self.repair_one(&id).await {
+                repaired.push((id, stall));
             }
         }
         Ok(repaired)
+    }
+
+    /// [`Self::close_if_complete`] in the job's span, its outcome logged: whether it closed it.
+    #[tracing::instrument(skip_all, fields(bid_job_id = %job.bid_job_id))]
+    async fn repair_open(&self, job: &BidJob) -> bool {
+        match self.close_if_complete(job).await {
+            Ok(true) => {
+                tracing::warn!("a job its bids had closed is closed now");
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                tracing::error!(error = %e, "repair check failed");
+                false
+            }
+        }
+    }
+
+    /// [`Self::repair_pending`] in the job's span, its outcome logged.
+    #[tracing::instrument(skip_all, fields(bid_job_id = id))]
+    async fn repair_one(&self, id: &str) -> Option<Stall> {
+        match self.repair_pending(id).await {
+            Ok(Some(stall)) => {
+                tracing::warn!(?stall, "stalled evaluation requested again");
+                Some(stall)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(error = %e, "repair check failed");
+                None
+            }
+        }
     }
 
     /// Closes an open job whose bids on file complete it (the roster of a closed or mixed job,

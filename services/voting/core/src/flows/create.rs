@@ -27,13 +27,15 @@ impl TaskCreator {
     }
 
     /// Validates a create request and stores the task's three documents together.
-    /// Returns the new `social_task_id`.
+    /// Returns the new `social_task_id` (on the flow's span once the request parses).
+    #[tracing::instrument(skip_all, fields(social_task_id = tracing::field::Empty))]
     pub async fn create_task(&self, body: &Value) -> Result<String, VotingError> {
         for _ in 0..ID_ATTEMPTS {
             let bundle = self.parser.parse_task(body)?;
+            tracing::Span::current().record("social_task_id", bundle.task.social_task_id.as_str());
             match self.repo.insert_bundle(&bundle).await {
                 Ok(()) => {
-                    tracing::info!(social_task_id = %bundle.task.social_task_id, access = %bundle.task.social_task_access_type, "task created");
+                    tracing::info!(access = %bundle.task.social_task_access_type, "task created");
                     self.schedule_start(&bundle).await;
                     return Ok(bundle.task.social_task_id);
                 }
@@ -51,7 +53,7 @@ impl TaskCreator {
         let (Some(at), Some(TaskStatus::Scheduled)) = (task.scheduled_time, task.status()) else { return };
         let id = &task.social_task_id;
         if let Err(e) = self.schedules.schedule(&crate::work::start_schedule_name(id), at, &crate::work::start_request(id)).await {
-            tracing::warn!(social_task_id = %task.social_task_id, error = %e, "one-shot start not scheduled; the sweep will start the task");
+            tracing::warn!(error = %e, "one-shot start not scheduled; the sweep will start the task");
         }
     }
 }

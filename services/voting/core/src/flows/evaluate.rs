@@ -32,6 +32,21 @@ pub enum EvaluationOutcome {
     Failed { retryable: bool, reason: String },
 }
 
+impl EvaluationOutcome {
+    /// The outcome as one snake_case word (the `outcome` label of the evaluations' metric): a
+    /// retryable failure is `retry`, a failure for good `failed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EvaluationOutcome::Completed { .. } => "completed",
+            EvaluationOutcome::AlreadyComplete => "already_complete",
+            EvaluationOutcome::InProgress => "in_progress",
+            EvaluationOutcome::NotStarted => "not_started",
+            EvaluationOutcome::Failed { retryable: true, .. } => "retry",
+            EvaluationOutcome::Failed { retryable: false, .. } => "failed",
+        }
+    }
+}
+
 /// A hook failure inside an evaluation, with the hook that failed.
 struct Failure {
     hook: Hook,
@@ -66,8 +81,17 @@ impl Evaluator {
         Self { specs: SpecCache::new(repo.clone()), repo, claims: Claims::new(store), hooks, publisher, clock, changes, lease }
     }
 
-    /// Evaluates a task whose trigger held. Safe to call twice, or twice at once.
+    /// Evaluates a task whose trigger held. Safe to call twice, or twice at once. Counted by
+    /// outcome, with the seconds it took.
+    #[tracing::instrument(skip_all, fields(social_task_id = social_task_id))]
     pub async fn evaluate_task(&self, social_task_id: &str) -> Result<EvaluationOutcome, VotingError> {
+        let started = std::time::Instant::now();
+        let outcome = self.evaluate(social_task_id).await;
+        crate::telemetry::evaluation_finished(&outcome, started.elapsed());
+        outcome
+    }
+
+    async fn evaluate(&self, social_task_id: &str) -> Result<EvaluationOutcome, VotingError> {
         match self.repo.task(social_task_id).await?.as_ref().and_then(|t| t.status.clone()) {
             Some(TaskStatus::Started) => {}
             Some(TaskStatus::Complete) => return Ok(EvaluationOutcome::AlreadyComplete),
@@ -112,7 +136,7 @@ impl Evaluator {
         let (winners, payload) = match decided {
             Ok(done) => done,
             Err(Failure { hook, error }) => {
-                tracing::error!(social_task_id = %id, hook = hook.output_key(), error = %error, "evaluation failed; task stays started with no report");
+                tracing::error!(hook = hook.output_key(), error = %error, "evaluation failed; task stays started with no report");
                 return Ok(EvaluationOutcome::Failed {
                     retryable: error.is_transient(),
                     reason: format!("{}: {error}", hook.output_key()),
@@ -137,7 +161,7 @@ impl Evaluator {
         if !completed? {
             return Ok(EvaluationOutcome::AlreadyComplete);
         }
-        tracing::info!(social_task_id = %id, ?winners, votes = votes_len, read_ms, decode_ms, decide_ms, store_ms, "task complete");
+        tracing::info!(?winners, votes = votes_len, read_ms, decode_ms, decide_ms, store_ms, "task complete");
         if task.enable_live_streaming {
             self.changes.task_changed(id).await;
         }
@@ -145,7 +169,7 @@ impl Evaluator {
         let message = voting_result(id, &winners, &payload);
         let sends = winners.iter().map(|w| self.publisher.publish(w, &message));
         for failure in join_all(sends).await.into_iter().filter_map(Result::err) {
-            tracing::error!(social_task_id = %id, error = %failure, "voting_result not delivered");
+            tracing::error!(error = %failure, "voting_result not delivered");
         }
         Ok(EvaluationOutcome::Completed { winners })
     }

@@ -71,6 +71,7 @@ impl Queries {
     }
 
     /// `GET /get-report/{id}`: `report_json` as stored (`{}` before completion).
+    #[tracing::instrument(skip_all, fields(social_task_id = id))]
     pub async fn get_report(&self, id: &str) -> Result<Json, VotingError> {
         let doc = self.task_doc(id).await?;
         let head: TaskHead = serde_json::from_str(doc.get())?;
@@ -78,6 +79,7 @@ impl Queries {
     }
 
     /// `GET /get-status/{id}`.
+    #[tracing::instrument(skip_all, fields(social_task_id = id))]
     pub async fn get_status(&self, id: &str) -> Result<Value, VotingError> {
         let doc = self.task_doc(id).await?;
         let head: TaskHead = serde_json::from_str(doc.get())?;
@@ -85,6 +87,7 @@ impl Queries {
     }
 
     /// `GET /is-live-streaming-enabled/{id}`.
+    #[tracing::instrument(skip_all, fields(social_task_id = id))]
     pub async fn is_live_streaming_enabled(&self, id: &str) -> Result<bool, VotingError> {
         let doc = self.task_doc(id).await?;
         let head: TaskHead = serde_json::from_str(doc.get())?;
@@ -92,6 +95,7 @@ impl Queries {
     }
 
     /// `GET /get-full-task-bundle/{id}`: the three documents and every vote.
+    #[tracing::instrument(skip_all, fields(social_task_id = id))]
     pub async fn get_full_task_bundle(&self, id: &str) -> Result<Json, VotingError> {
         Ok(self.bundle_parts(id).await?.to_json())
     }
@@ -109,6 +113,7 @@ impl Queries {
     /// `POST /generic-query/{collection}`: the `page` of the documents of one of the four
     /// collections that match a MongoDB-style filter (`null` or `{}`: all), in insertion order,
     /// as the store streams them.
+    #[tracing::instrument(skip_all, fields(collection = collection))]
     pub async fn generic_query(&self, collection: &str, filter: &Value, page: Page) -> Result<DocStream, VotingError> {
         if !collections::ALL.contains(&collection) {
             return Err(VotingError::UnknownCollection(collection.to_owned()));

@@ -52,19 +52,31 @@ impl Repairer {
 
     /// Requests the evaluation of every stalled started task. Returns the tasks it requested,
     /// with why.
+    #[tracing::instrument(skip_all)]
     pub async fn repair_stalled_tasks(&self) -> Result<Vec<(String, Stall)>, VotingError> {
         let mut repaired = Vec::new();
         for task in self.repo.started_tasks().await? {
-            match self.repair(&task).await {
-                Ok(Some(stall)) => {
-                    tracing::warn!(social_task_id = %task.social_task_id, ?stall, "stalled evaluation requested again");
-                    repaired.push((task.social_task_id.clone(), stall));
-                }
-                Ok(None) => {}
-                Err(e) => tracing::error!(social_task_id = %task.social_task_id, error = %e, "repair check failed"),
+            if let Some(stall) = self.repair_task(&task).await {
+                repaired.push((task.social_task_id.clone(), stall));
             }
         }
         Ok(repaired)
+    }
+
+    /// [`Self::repair`] in the task's span, its outcome logged.
+    #[tracing::instrument(skip_all, fields(social_task_id = %task.social_task_id))]
+    async fn repair_task(&self, task: &SocialTaskCoreData) -> Option<Stall> {
+        match self.repair(task).await {
+            Ok(Some(stall)) => {
+                tracing::warn!(?stall, "stalled evaluation requested again");
+                Some(stall)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(error = %e, "repair check failed");
+                None
+            }
+        }
     }
 
     /// Requests the task's evaluation if it is stalled; says why.

@@ -54,6 +54,7 @@ impl Starter {
     }
 
     /// Starts every task that is due now. Returns the outcome per task id.
+    #[tracing::instrument(skip_all)]
     pub async fn start_due_tasks(&self) -> Result<Vec<(String, StartOutcome)>, VotingError> {
         let due = self.repo.due_tasks(self.clock.now()).await?;
         let attempts = due.iter().map(|t| async move {
@@ -68,6 +69,7 @@ impl Starter {
 
     /// Starts one task if it is due: claim it, run the invitation creator, publish one
     /// invitation per option, then move it `scheduled` → `started` with a conditional write.
+    #[tracing::instrument(skip_all, fields(social_task_id = social_task_id))]
     pub async fn start_task(&self, social_task_id: &str) -> Result<StartOutcome, VotingError> {
         let now = self.clock.now();
         if self.due_task(social_task_id, now).await?.is_none() {
@@ -84,7 +86,7 @@ impl Starter {
         match self.invite(social_task_id).await {
             Ok(invitations) => {
                 if self.repo.change_status(social_task_id, TaskStatus::Scheduled, TaskStatus::Started).await? {
-                    tracing::info!(social_task_id, invitations, "task started");
+                    tracing::info!(invitations, "task started");
                     if task.enable_live_streaming {
                         self.changes.task_changed(social_task_id).await;
                     }
@@ -94,7 +96,7 @@ impl Starter {
                 }
             }
             Err(reason) => {
-                tracing::warn!(social_task_id, %reason, "task not started; it stays scheduled and the next sweep retries");
+                tracing::warn!(%reason, "task not started; it stays scheduled and the next sweep retries");
                 self.claims.release(&claim_key).await?;
                 Ok(StartOutcome::Failed(reason))
             }

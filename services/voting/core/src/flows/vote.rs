@@ -68,8 +68,21 @@ impl VoteIntake {
     /// The store keeps the order of things: a qualified vote and its task's count are one atomic
     /// write, refused once a public task's `duration` places are taken; one vote per subject and
     /// per `vote_id` is a unique constraint. A retried request is answered from the vote on file.
+    ///
+    /// Its span carries the vote's ids once the request parses; the answer is counted
+    /// (accepted by verdict, refused by kind).
+    #[tracing::instrument(skip_all, fields(social_task_id = tracing::field::Empty, vote_id = tracing::field::Empty))]
     pub async fn submit_vote(&self, body: &Value) -> Result<VoteAccepted, VotingError> {
+        let answer = self.take_vote(body).await;
+        crate::telemetry::vote_answered(&answer);
+        answer
+    }
+
+    async fn take_vote(&self, body: &Value) -> Result<VoteAccepted, VotingError> {
         let mut vote = parse_vote_request(body).map_err(VotingError::InvalidVote)?;
+        let span = tracing::Span::current();
+        span.record("social_task_id", vote.social_task_id.as_str());
+        span.record("vote_id", vote.vote_id.as_str());
         let task_id = vote.social_task_id.clone();
         let task = self.tasks.get(&task_id).await?.ok_or(VotingError::UnknownTask)?;
         check_status(&task)?;
@@ -110,7 +123,7 @@ impl VoteIntake {
                 Err(e) => return Err(e.into()),
             }
         };
-        tracing::info!(social_task_id = %task_id, vote_id = %vote.vote_id, submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
+        tracing::info!(submitter = %vote.submitter_subject_id, qualified = vote.qualified, "vote stored");
         if task.enable_live_streaming {
             self.changes.task_changed(&task_id).await;
         }
@@ -211,12 +224,12 @@ impl VoteIntake {
                 let qualified = out.get("qualified").is_some_and(truthy);
                 if !qualified {
                     let reason = out.get("reason").cloned().unwrap_or(Value::Null);
-                    tracing::info!(social_task_id = %id, vote_id = %vote.vote_id, %reason, "vote disqualified by the PQT");
+                    tracing::info!(%reason, "vote disqualified by the PQT");
                 }
                 qualified
             }
             Err(e) => {
-                tracing::warn!(social_task_id = %id, vote_id = %vote.vote_id, hook = "voting_pqt", error = %e, "PQT failed; vote disqualified");
+                tracing::warn!(hook = "voting_pqt", error = %e, "PQT failed; vote disqualified");
                 false
             }
         })
@@ -245,7 +258,7 @@ impl VoteIntake {
                 queue_evaluation(self.evaluations.as_ref(), id).await?;
                 if let Err(e) = self.claims.claim(&claim_key, now, Some(self.leases.request)).await {
                     // The request is queued; unrecorded, the sweep only requests it once more.
-                    tracing::warn!(social_task_id = %id, error = %e, "evaluation request not recorded");
+                    tracing::warn!(error = %e, "evaluation request not recorded");
                 }
             }
             None => {
@@ -258,7 +271,7 @@ impl VoteIntake {
                 request_evaluation(&self.claims, self.evaluations.as_ref(), id, now, self.leases.request).await?;
             }
         }
-        tracing::info!(social_task_id = %id, "trigger holds; evaluation requested");
+        tracing::info!("trigger holds; evaluation requested");
         Ok(())
     }
 }
@@ -274,7 +287,8 @@ fn check_status(task: &SocialTaskCoreData) -> Result<(), VotingError> {
 
 /// Queues the evaluation of a task whose trigger claim the caller holds, then settles the claim
 /// to the long `request` lease (the queue has the request now). When the queue refuses it, the
-/// claim is given back so that the next qualified vote, or the repair sweep, tries again.
+/// claim is given back so that the next qualified vote, or the repair sweep, tries again. Logs
+/// in its caller's span, which names the task.
 pub(crate) async fn request_evaluation(
     claims: &Claims,
     queue: &dyn WorkQueue,
@@ -289,15 +303,15 @@ pub(crate) async fn request_evaluation(
     }
     if let Err(e) = claims.settle(&claim_key, now, request).await {
         // The request is queued; an unsettled claim only lets the sweep request it once more.
-        tracing::warn!(social_task_id = %id, error = %e, "trigger claim not settled");
+        tracing::warn!(error = %e, "trigger claim not settled");
     }
     Ok(())
 }
 
-/// Sends the evaluation request of a task.
+/// Sends the evaluation request of a task (a failure logged in the caller's span).
 async fn queue_evaluation(queue: &dyn WorkQueue, id: &str) -> Result<(), VotingError> {
     queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await.map_err(|e| {
-        tracing::error!(social_task_id = %id, error = %e, "evaluation request not queued; a retried vote or the repair sweep requests it");
+        tracing::error!(error = %e, "evaluation request not queued; a retried vote or the repair sweep requests it");
         VotingError::internal_caused("the evaluation request could not be queued", e)
     })
 }

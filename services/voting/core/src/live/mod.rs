@@ -56,11 +56,12 @@ impl QueuedChanges {
 
 #[async_trait]
 impl ChangeListener for QueuedChanges {
-    /// A failure is logged: the streams' periodic refreshes still carry the change.
+    /// A failure is logged (in the span of the flow that changed the task, which names it): the
+    /// streams' periodic refreshes still carry the change.
     async fn task_changed(&self, social_task_id: &str) {
         let message = LiveMessage::Changed { social_task_id: social_task_id.to_owned() };
         if let Err(e) = self.queue.send(social_task_id, &message.to_body(), Duration::ZERO).await {
-            tracing::warn!(social_task_id, error = %e, "live change not queued; the next refresh carries it");
+            tracing::warn!(error = %e, "live change not queued; the next refresh carries it");
         }
     }
 }

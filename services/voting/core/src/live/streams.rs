@@ -120,9 +120,11 @@ impl LiveStreams {
 
     /// A message from a client: a request of §3.5. A later request on the same connection
     /// replaces the earlier one.
+    #[tracing::instrument(skip_all, fields(connection_id = connection_id, social_task_id = tracing::field::Empty))]
     pub async fn subscribe(&self, connection_id: &str, text: &str) -> Result<Subscribed, VotingError> {
         let Some(request) = parse_request(text) else { return self.refuse(connection_id, BAD_REQUEST).await };
         let id = &request.social_task_id;
+        tracing::Span::current().record("social_task_id", id.as_str());
         if !self.queries.is_live_streaming_enabled(id).await.or_else(not_found_is_false)? {
             return self.refuse(connection_id, NOT_ENABLED).await;
         }
@@ -150,16 +152,18 @@ impl LiveStreams {
             .send(connection_id, &next.to_body(), request.refresh_interval)
             .await
             .map_err(|e| VotingError::internal_caused("the first refresh could not be queued", e))?;
-        tracing::info!(connection_id, social_task_id = %id, refresh_interval = sub.refresh_interval, "live stream subscribed");
+        tracing::info!(refresh_interval = sub.refresh_interval, "live stream subscribed");
         Ok(Subscribed::Streaming)
     }
 
     /// The client left.
+    #[tracing::instrument(skip_all, fields(connection_id = connection_id))]
     pub async fn disconnect(&self, connection_id: &str) -> Result<(), VotingError> {
         self.forget(connection_id).await
     }
 
     /// Pushes one update to every subscription of the task. Returns how many were sent.
+    #[tracing::instrument(skip_all, fields(social_task_id = social_task_id))]
     pub async fn push_change(&self, social_task_id: &str) -> Result<usize, VotingError> {
         let filter = Filter::must(json!({ "social_task_id": social_task_id }));
         let subs = self.store.find(LIVE_SUBSCRIPTIONS, &filter).await?;
@@ -177,11 +181,12 @@ impl LiveStreams {
                 Err(e) => tracing::warn!(connection_id = %sub.connection_id, error = %e, "live update not pushed"),
             }
         }
-        tracing::debug!(social_task_id, subscriptions = subs.len(), delivered, complete = snapshot.complete(), "live change pushed");
+        tracing::debug!(subscriptions = subs.len(), delivered, complete = snapshot.complete(), "live change pushed");
         Ok(delivered)
     }
 
     /// A refresh message: sends the subscription's update and schedules the next refresh.
+    #[tracing::instrument(skip_all, fields(connection_id = connection_id))]
     pub async fn refresh(&self, connection_id: &str, token: &str, seq: u64) -> Result<Refreshed, VotingError> {
         let store = &self.store;
         let Some(doc) = store.get(LIVE_SUBSCRIPTIONS, connection_id).await? else { return Ok(Refreshed::Stale) };
@@ -193,7 +198,7 @@ impl LiveStreams {
             return Ok(Refreshed::Stale);
         }
         if sub.expires_at.as_str() <= format_datetime(&self.now()).as_str() {
-            tracing::info!(connection_id, "live stream subscription expired");
+            tracing::info!("live stream subscription expired");
             self.close(connection_id).await;
             self.forget(connection_id).await?;
             return Ok(Refreshed::Ended);
@@ -248,10 +253,11 @@ impl LiveStreams {
         Ok(delivered)
     }
 
+    /// Refuses a client's request (in [`Self::subscribe`]'s span, which names the connection).
     async fn refuse(&self, connection_id: &str, message: &'static str) -> Result<Subscribed, VotingError> {
         match self.gateway.send(connection_id, &error_message(message)).await {
             Ok(()) | Err(GatewayError::Gone(_)) => {}
-            Err(e) => tracing::warn!(connection_id, error = %e, "live-stream refusal not sent"),
+            Err(e) => tracing::warn!(error = %e, "live-stream refusal not sent"),
         }
         self.close(connection_id).await;
         // A refused request also ends an earlier subscription of this connection.

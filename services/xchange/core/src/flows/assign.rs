@@ -110,6 +110,7 @@ impl Assigner {
     }
 
     /// Assigns a pending task. Safe to call twice, or twice at once.
+    #[tracing::instrument(skip_all, fields(task_id = task_id))]
     pub async fn assign(&self, task_id: &str) -> Result<AssignOutcome, XchangeError> {
         match self.repo.task(task_id).await? {
             None => return Ok(AssignOutcome::UnknownTask),
@@ -129,7 +130,7 @@ impl Assigner {
             // The task's status guards every later attempt; the claim only kept two apart.
             Ok(_) => {
                 if let Err(e) = self.claims.release(&key).await {
-                    tracing::warn!(task_id, error = %e, "assignment claim not released; its lease runs out");
+                    tracing::warn!(error = %e, "assignment claim not released; its lease runs out");
                 }
             }
             // The round trip may have been made and its answer not stored: the claim stays, with
@@ -137,7 +138,7 @@ impl Assigner {
             // at once and repeats that same round trip (marked a retry).
             Err(_) => {
                 if let Err(e) = self.claims.run_out(&key, self.clock.now()).await {
-                    tracing::warn!(task_id, error = %e, "assignment claim not given back; its lease runs out");
+                    tracing::warn!(error = %e, "assignment claim not given back; its lease runs out");
                 }
             }
         }
@@ -163,8 +164,8 @@ impl Assigner {
             AssignmentType::Open => match self.ask_in_turn(&task).await? {
                 Ok(subject) => Some(subject),
                 Err(asked) => {
-                    self.finish(task_id, TaskStatus::Rejected, json!({"error": NOBODY_ACCEPTED, "asked": asked})).await?;
-                    tracing::info!(task_id, "open task rejected: no subject accepted it");
+                    self.finish(&task, TaskStatus::Rejected, json!({"error": NOBODY_ACCEPTED, "asked": asked})).await?;
+                    tracing::info!("open task rejected: no subject accepted it");
                     return Ok(AssignOutcome::Rejected);
                 }
             },
@@ -172,7 +173,7 @@ impl Assigner {
         };
         let Some(subject) = subject else {
             let error = "the task names no subject to assign it to".to_owned();
-            self.finish(task_id, TaskStatus::Failed, json!({"error": error})).await?;
+            self.finish(&task, TaskStatus::Failed, json!({"error": error})).await?;
             return Ok(AssignOutcome::Failed { error });
         };
         self.deliver(&task, &subject, held).await
@@ -187,7 +188,7 @@ impl Assigner {
             let input = XchangeInput::Acceptance(OpenInput { task, subject });
             match self.hooks.run(Hook::Acceptance, &spec, &task.task_id, &input).await {
                 Ok(out) if OpenAnswer::from_output(&out).accepted => return Ok(Ok(subject.subject_id.clone())),
-                Ok(_) => tracing::debug!(task_id = %task.task_id, subject = %subject.subject_id, "subject declined the task"),
+                Ok(_) => tracing::debug!(subject = %subject.subject_id, "subject declined the task"),
                 // Logged by the hook runner; a subject that cannot answer does not take the task.
                 Err(_) => {}
             }
@@ -211,7 +212,7 @@ impl Assigner {
         // (it stopped between that and the call, or its claim was lost).
         let retry = recorded || task.task_assignment_status == TaskStatus::Assigned;
         if retry {
-            tracing::info!(task_id = %id, subject, session_id = %session, "repeating a hand-over an earlier attempt began");
+            tracing::info!(subject, session_id = %session, "repeating a hand-over an earlier attempt began");
         }
         let request = DelegateRequest { subject_id: subject, session_id: &session, task_id: id, task_data: &task.task_data, retry };
         let (status, output, error) = match self.delegate.submit_and_wait(&request).await {
@@ -225,33 +226,46 @@ impl Assigner {
                 (TaskStatus::Failed, json!({"error": error}), Some(error))
             }
         };
-        if !self.finish(id, status, output).await? {
+        if !self.finish(task, status, output).await? {
             return Ok(AssignOutcome::AlreadyDone);
         }
         Ok(match error {
             None => {
-                tracing::info!(task_id = %id, subject, "task completed");
+                tracing::info!(subject, "task completed");
                 AssignOutcome::Completed { subject_id: subject.to_owned() }
             }
             Some(error) => {
-                tracing::warn!(task_id = %id, subject, %error, "delegate round trip failed; the task is failed");
+                tracing::warn!(subject, %error, "delegate round trip failed; the task is failed");
                 AssignOutcome::Failed { error }
             }
         })
     }
 
     /// Moves a task not yet final to `status` with `output`; false when it was final already.
-    async fn finish(&self, id: &str, status: TaskStatus, output: Value) -> Result<bool, XchangeError> {
-        finish(&self.repo, id, &[TaskStatus::Pending, TaskStatus::Assigned], status, output).await
+    async fn finish(&self, task: &ExchangeTask, status: TaskStatus, output: Value) -> Result<bool, XchangeError> {
+        finish(&self.repo, task, &[TaskStatus::Pending, TaskStatus::Assigned], status, output, self.clock.now()).await
     }
 }
 
 /// Moves a task whose status is one of `from` to the final `status` with `task_output` =
-/// `output`; false when it was not in one of `from`.
-pub(crate) async fn finish(repo: &Repo, id: &str, from: &[TaskStatus], status: TaskStatus, output: Value) -> Result<bool, XchangeError> {
+/// `output`; false when it was not in one of `from`. A move made is counted, with the time from
+/// the task's creation to `now` ([`crate::telemetry::task_terminal`]).
+pub(crate) async fn finish(
+    repo: &Repo,
+    task: &ExchangeTask,
+    from: &[TaskStatus],
+    status: TaskStatus,
+    output: Value,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<bool, XchangeError> {
     let output = match output {
         Value::Object(m) => m,
         other => Map::from_iter([("output".to_owned(), other)]),
     };
-    repo.move_task(id, from, &Change::set(&json!({"task_assignment_status": status, "task_output": output}))).await
+    let change = Change::set(&json!({"task_assignment_status": status, "task_output": output}));
+    let moved = repo.move_task(&task.task_id, from, &change).await?;
+    if moved {
+        crate::telemetry::task_terminal(task, status, now);
+    }
+    Ok(moved)
 }

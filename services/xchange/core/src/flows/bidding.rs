@@ -181,7 +181,8 @@ impl Bidder {
         Self { repo, bidding, assignments, schedules, clock, limits, exchange_id: exchange_id.to_owned() }
     }
 
-    /// Creates the task's bid job and moves the task to `bidding`.
+    /// Creates the task's bid job and moves the task to `bidding` (in the assignment's span,
+    /// which names the task).
     pub async fn start(&self, task: &ExchangeTask) -> Result<AssignOutcome, XchangeError> {
         let id = &task.task_id;
         let now = self.clock.now();
@@ -189,11 +190,11 @@ impl Bidder {
         let record = self.repo.bidding_record(id, &new_id(), deadline, now).await?;
         let request = match self.job_request(task, &record.bid_job_id).await? {
             Ok(request) => request,
-            Err(error) => return self.fail_start(id, error).await,
+            Err(error) => return self.fail_start(task, error).await,
         };
         match self.bidding.create_job(&request).await {
             Ok(()) => {}
-            Err(BiddingError::Refused(why)) => return self.fail_start(id, format!("Orcade refused the bid job: {why}")).await,
+            Err(BiddingError::Refused(why)) => return self.fail_start(task, format!("Orcade refused the bid job: {why}")).await,
             Err(BiddingError::Unavailable(why)) => return Ok(AssignOutcome::Retry(format!("Orcade is unavailable: {why}"))),
         }
         let change = agora_store::Change::set(
@@ -204,16 +205,17 @@ impl Bidder {
         }
         let at = record.deadline().unwrap_or(deadline);
         if let Err(e) = self.schedules.schedule(&deadline_schedule_name(id), at, &json!({"task_id": id})).await {
-            tracing::warn!(task_id = %id, error = %e, "bidding deadline not scheduled; the polls end the task at its limit");
+            tracing::warn!(error = %e, "bidding deadline not scheduled; the polls end the task at its limit");
         }
         self.poll_later(id, 0).await?;
-        tracing::info!(task_id = %id, bid_job_id = %record.bid_job_id, "bidding task: bid job created");
+        tracing::info!(bid_job_id = %record.bid_job_id, "bidding task: bid job created");
         Ok(AssignOutcome::Bidding { bid_job_id: record.bid_job_id })
     }
 
-    async fn fail_start(&self, id: &str, error: String) -> Result<AssignOutcome, XchangeError> {
-        tracing::warn!(task_id = id, %error, "bidding task failed at its start");
-        finish(&self.repo, id, &[TaskStatus::Pending, TaskStatus::Assigned], TaskStatus::Failed, json!({"error": error})).await?;
+    async fn fail_start(&self, task: &ExchangeTask, error: String) -> Result<AssignOutcome, XchangeError> {
+        tracing::warn!(%error, "bidding task failed at its start");
+        let from = [TaskStatus::Pending, TaskStatus::Assigned];
+        finish(&self.repo, task, &from, TaskStatus::Failed, json!({"error": error}), self.clock.now()).await?;
         Ok(AssignOutcome::Failed { error })
     }
 
@@ -307,6 +309,7 @@ impl Bidder {
     }
 
     /// A poll: settles the task if its job has an outcome (or its time is up), else polls later.
+    #[tracing::instrument(skip_all, fields(task_id = task_id, attempt = attempt))]
     pub async fn poll(&self, task_id: &str, attempt: u32) -> Result<Settle, XchangeError> {
         let settle = self.settle(task_id).await?;
         if let Settle::Waiting { after } = &settle {
@@ -317,6 +320,7 @@ impl Bidder {
     }
 
     /// Orcade's resolution event for `bid_job_id`: settles its task, if it is one of ours.
+    #[tracing::instrument(skip_all, fields(bid_job_id = bid_job_id))]
     pub async fn resolved(&self, bid_job_id: &str) -> Result<Settle, XchangeError> {
         match self.repo.bidding_of_job(bid_job_id).await? {
             Some(record) => self.settle(&record.task_id).await,
@@ -340,7 +344,9 @@ impl Bidder {
         }
     }
 
-    /// Reads how the task's job stands and settles the task when it can.
+    /// Reads how the task's job stands and settles the task when it can. Its span names the
+    /// task, and its job once read.
+    #[tracing::instrument(skip_all, fields(task_id = task_id, bid_job_id = tracing::field::Empty))]
     pub async fn settle(&self, task_id: &str) -> Result<Settle, XchangeError> {
         let Some(task) = self.repo.task(task_id).await? else { return Ok(Settle::NotBidding) };
         if task.task_assignment_status != TaskStatus::Bidding {
@@ -352,10 +358,11 @@ impl Bidder {
             .await?
             .ok_or_else(|| XchangeError::internal(format!("bidding task {task_id} has no bidding record")))?;
         let job = &record.bid_job_id;
+        tracing::Span::current().record("bid_job_id", job.as_str());
         let outcome = match self.bidding.outcome(job).await {
             Ok(outcome) => outcome,
             Err(e) => {
-                tracing::warn!(task_id, bid_job_id = %job, error = %e, "bid job outcome not read; looking again later");
+                tracing::warn!(error = %e, "bid job outcome not read; looking again later");
                 BidOutcome::Pending
             }
         };
@@ -396,8 +403,8 @@ impl Bidder {
                 Err(error) => (TaskStatus::Failed, json!({"error": error, "bid_job_id": job})),
             },
         };
-        if finish(&self.repo, task_id, &[TaskStatus::Bidding], status, output).await? {
-            tracing::info!(task_id, bid_job_id = %job, status = status.as_str(), "bidding task settled");
+        if finish(&self.repo, &task, &[TaskStatus::Bidding], status, output, self.clock.now()).await? {
+            tracing::info!(status = status.as_str(), "bidding task settled");
         }
         Ok(Settle::Settled)
     }

@@ -51,11 +51,14 @@ impl TaskIntake {
         Self { repo, hooks, assignments, clock }
     }
 
-    /// Validates and stores a task, and queues its assignment; returns it as stored.
+    /// Validates and stores a task, and queues its assignment; returns it as stored. Its span
+    /// names the task once the request parses.
+    #[tracing::instrument(skip_all, fields(task_id = tracing::field::Empty))]
     pub async fn submit_task(&self, body: &Value) -> Result<ExchangeTask, XchangeError> {
         let chosen = body.get("task_id").is_some_and(|v| !v.is_null());
         for _ in 0..ID_ATTEMPTS {
             let mut task = parse_task_request(body, &new_id(), self.clock.now()).map_err(XchangeError::InvalidTask)?;
+            tracing::Span::current().record("task_id", task.task_id.as_str());
             let mut failure = None;
             if task.task_assignment_type == AssignmentType::Function {
                 let function_id = task.assignment_str("function_id").unwrap_or_default().to_owned();
@@ -78,11 +81,12 @@ impl TaskIntake {
                 Err(e) => return Err(e.into()),
             }
             if let Some(error) = failure {
-                tracing::info!(task_id = %task.task_id, %error, "function-mode task failed at selection");
+                crate::telemetry::task_terminal(&task, TaskStatus::Failed, self.clock.now());
+                tracing::info!(%error, "function-mode task failed at selection");
                 return Err(XchangeError::SelectionFailed { task_id: task.task_id, error });
             }
             self.queue(&task).await?;
-            tracing::info!(task_id = %task.task_id, mode = task.task_assignment_type.as_str(), "task submitted");
+            tracing::info!(mode = task.task_assignment_type.as_str(), "task submitted");
             return Ok(task);
         }
         Err(XchangeError::internal("could not generate an unused task_id"))
@@ -95,7 +99,9 @@ impl TaskIntake {
         let Err(e) = self.assignments.send(&task.task_id, &work.body(), std::time::Duration::ZERO).await else { return Ok(()) };
         let error = format!("the task's assignment could not be queued: {}", e.reason);
         let change = Change::set(&json!({"task_assignment_status": TaskStatus::Failed, "task_output": {"error": error}}));
-        self.repo.move_task(&task.task_id, &[TaskStatus::Pending], &change).await?;
+        if self.repo.move_task(&task.task_id, &[TaskStatus::Pending], &change).await? {
+            crate::telemetry::task_terminal(task, TaskStatus::Failed, self.clock.now());
+        }
         Err(XchangeError::internal_caused("the task's assignment could not be queued", e))
     }
 

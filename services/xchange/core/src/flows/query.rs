@@ -25,17 +25,20 @@ impl Queries {
     }
 
     /// `GET /tasks/{id}`.
+    #[tracing::instrument(skip_all, fields(task_id = id))]
     pub async fn task(&self, id: &str) -> Result<Json, XchangeError> {
         self.repo.task_raw(id).await?.ok_or_else(|| XchangeError::UnknownTask(id.to_owned()))
     }
 
     /// `GET /tasks/{id}/output`: `{"task_assignment_status", "task_output"}`.
+    #[tracing::instrument(skip_all, fields(task_id = id))]
     pub async fn output(&self, id: &str) -> Result<Value, XchangeError> {
         let task = self.repo.task(id).await?.ok_or_else(|| XchangeError::UnknownTask(id.to_owned()))?;
         Ok(json!({"task_assignment_status": task.task_assignment_status, "task_output": task.task_output}))
     }
 
     /// `GET /subjects/{id}`.
+    #[tracing::instrument(skip_all, fields(subject_id = id))]
     pub async fn subject(&self, id: &str) -> Result<Json, XchangeError> {
         self.repo.subject_raw(id).await?.ok_or_else(|| XchangeError::UnknownSubject(id.to_owned()))
     }

@@ -30,15 +30,17 @@ impl Subjects {
         Self { repo, hooks }
     }
 
-    /// `POST /subjects`.
+    /// `POST /subjects`. Its span names the subject once the request parses.
+    #[tracing::instrument(skip_all, fields(subject_id = tracing::field::Empty))]
     pub async fn create(&self, body: &Value) -> Result<ExchangeSubject, XchangeError> {
         let chosen = body.get("subject_id").is_some_and(|v| !v.is_null());
         for _ in 0..ID_ATTEMPTS {
             let subject = parse_subject_request(body, &new_id()).map_err(XchangeError::InvalidSubject)?;
+            tracing::Span::current().record("subject_id", subject.subject_id.as_str());
             self.check_acceptance(&subject.task_evaluation_function)?;
             match self.repo.insert_subject(&subject).await {
                 Ok(()) => {
-                    tracing::info!(subject_id = %subject.subject_id, "subject registered");
+                    tracing::info!("subject registered");
                     return Ok(subject);
                 }
                 Err(StoreError::Duplicate { .. }) if chosen => return Err(XchangeError::SubjectIdTaken(subject.subject_id)),
@@ -79,11 +81,12 @@ impl Subjects {
     }
 
     /// `DELETE /subjects/{id}`.
+    #[tracing::instrument(skip_all, fields(subject_id = id))]
     pub async fn delete(&self, id: &str) -> Result<(), XchangeError> {
         if !self.repo.delete_subject(id).await? {
             return Err(XchangeError::UnknownSubject(id.to_owned()));
         }
-        tracing::info!(subject_id = id, "subject deleted");
+        tracing::info!("subject deleted");
         Ok(())
     }
 }
