@@ -1,5 +1,7 @@
 //! The local message inbox: every published message goes to the log and to the addressee's
-//! inbox, readable at `GET /local/inbox/{subject}` (oldest first).
+//! inbox, readable at `GET /local/inbox/{subject}` (oldest first; with authentication on, by
+//! that subject or an operator only, the services' rule [`Access::act_as`]; refused as
+//! `{"error": "..."}`, [`LocalError`]).
 //!
 //! The inbox lives in memory and is bounded twice, so a long run (jobs with thousands of
 //! subjects, each message holding the job) cannot grow it without end:
@@ -14,8 +16,13 @@
 //! Messages are kept as serialized JSON, so the budget is about what they cost in memory. The
 //! log line of each message stays whole whatever the inbox drops.
 
+use crate::error::{Field, LocalError, Named};
+use agora_http::access::{Access, Identity};
 use agora_ports::{PublishError, Publisher};
 use async_trait::async_trait;
+use axum::extract;
+use axum::routing::get;
+use axum::{Extension, Json, Router};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -129,6 +136,34 @@ impl LocalInbox {
     pub fn bytes(&self) -> usize {
         self.state.lock().expect("inbox lock").bytes
     }
+}
+
+/// The inbox's route, `GET /local/inbox/{subject}`.
+pub fn router(inbox: LocalInbox) -> Router {
+    Router::new().route("/local/inbox/{subject}", get(read)).with_state(inbox)
+}
+
+/// The path segment of the inbox's subject.
+pub struct Subject;
+
+impl Field for Subject {
+    const NAME: &'static str = "subject";
+}
+
+async fn read(
+    extract::State(inbox): extract::State<LocalInbox>,
+    identity: Option<Extension<Identity>>,
+    // Read after the caller is checked: a refused caller learns nothing of the path.
+    subject: Result<Named<Subject>, LocalError>,
+) -> Result<Json<Vec<Value>>, LocalError> {
+    let access = match identity {
+        Some(Extension(Identity::Refused(error))) => return Err(LocalError::unauthorized(&error)),
+        Some(Extension(Identity::Caller(caller))) => Access::of(caller),
+        None => Access::trusted(),
+    };
+    let subject = subject?.into_inner();
+    access.act_as("inbox", &subject)?;
+    Ok(Json(inbox.messages(&subject)))
 }
 
 #[async_trait]

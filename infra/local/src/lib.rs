@@ -5,12 +5,17 @@
 //! with its own limits, and answers a path no route serves in the error shape of the service
 //! whose paths it looks like.
 
+pub mod admin;
 pub mod auth;
 pub mod config;
+pub mod dead_letters;
 pub mod delegate;
+pub mod error;
+pub mod health;
 pub mod inbox;
 pub mod orcade;
 pub mod queue;
+pub mod recovery;
 pub mod registry;
 pub mod serve;
 pub mod timers;
@@ -21,15 +26,13 @@ pub use config::Config;
 
 use agora_hooks::Remote;
 use agora_hooks_remote::RemoteHooks;
-use agora_http::access::{Access, Identity};
 use agora_orcade_core::Orcade;
 use agora_voting_core::Voting;
 use agora_xchange_core::Xchange;
-use axum::extract::{Path, Request, State};
+use axum::extract::Request;
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
 use inbox::LocalInbox;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -85,13 +88,27 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub async fn run_from_command_line() -> Result<(), BoxError> {
     use clap::Parser;
     let config = Config::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
+    init_logs(agora_runtime::env(LOG_FORMAT_ENV).as_deref())?;
     let running = start(&config).await?;
     println!("agora-local listening on http://{}", running.addr);
     running.wait().await;
+    Ok(())
+}
+
+/// Environment variable: `json` for one JSON object per log line, with the fields of every span
+/// it is in (`trace_id`, the flow's ids), as the Lambda functions log; `text` (the default) for
+/// lines to read.
+pub const LOG_FORMAT_ENV: &str = "AGORA_LOG_FORMAT";
+
+/// Logs to stderr in `format` ([`LOG_FORMAT_ENV`]), level from `RUST_LOG` (default `info`).
+fn init_logs(format: Option<&str>) -> Result<(), BoxError> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let logs = tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter);
+    match format {
+        None | Some("text") => logs.init(),
+        Some("json") => logs.json().with_current_span(false).with_span_list(true).init(),
+        Some(other) => return Err(format!("{LOG_FORMAT_ENV} must be \"json\" or \"text\", got {other:?}").into()),
+    }
     Ok(())
 }
 
@@ -104,6 +121,34 @@ pub struct Platform {
     pub work: Arc<dyn agora_store::DocumentStore>,
     /// The store every service's database opens on (one connection for all of them).
     pub backend: agora_runtime::StoreBackend,
+    /// Every work queue of the server by name (where the dead letters go back to).
+    pub queues: queue::Queues,
+    /// The recovery from the previous run, done on each service's database as it opens.
+    recovery: recovery::Recovery,
+}
+
+impl Platform {
+    /// Opens the service database `db` (named `namespace` instead, when given) on the backend,
+    /// with the leases the previous run held in it ended ([`recovery`]): a service opens its
+    /// database before its queues, so that the work they replay takes its claims over at once.
+    pub async fn open_database(
+        &self,
+        db: agora_store::DatabaseSpec,
+        namespace: Option<&str>,
+    ) -> Result<Arc<dyn agora_store::DocumentStore>, BoxError> {
+        let name = namespace.unwrap_or(db.name()).to_owned();
+        let store = self.backend.open(db, namespace).await?;
+        self.recovery.release_claims(&name, store.clone()).await;
+        Ok(store)
+    }
+
+    /// Opens the durable queue `name` on the server's own database ([`queue::DurableQueue::open`]:
+    /// its work left over is replayed) and adds it to [`Platform::queues`].
+    pub async fn queue(&self, name: &'static str) -> Result<(queue::DurableQueue, queue::Pending), BoxError> {
+        let (queue, pending) = queue::DurableQueue::open(name, self.work.clone()).await?;
+        self.queues.add(queue.clone());
+        Ok((queue, pending))
+    }
 }
 
 /// Wires the platform and every service, and starts the HTTP server and the services'
@@ -141,7 +186,15 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
         }
     }
     let work = backend.open(queue::WORK_DB, config.store_namespace.as_deref()).await?;
-    let platform = Platform { inbox: LocalInbox::default(), remote: Arc::new(remote.clone()), work, backend };
+    let recovery = recovery::Recovery::begin(work.clone()).await?;
+    let platform = Platform {
+        inbox: LocalInbox::default(),
+        remote: Arc::new(remote.clone()),
+        work,
+        backend,
+        queues: queue::Queues::default(),
+        recovery,
+    };
 
     let voting = voting::wire(&platform, config).await?;
     let (resolutions, outcomes) = xchange::outcome_queue(&platform).await?;
@@ -151,11 +204,22 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let mut app = agora_voting_api::with_limits(voting.routes)
         .merge(orcade.routes)
         .merge(xchange.routes)
-        .merge(Router::new().route("/local/inbox/{subject}", get(read_inbox)).with_state(platform.inbox.clone()));
+        .merge(inbox::router(platform.inbox.clone()))
+        .merge(admin::router(platform.work.clone(), platform.queues.clone()))
+        .merge(health::router(platform.work.clone()));
+    // Every service's database is open, and the previous run's leases in it ended.
+    platform.recovery.finish().await;
     if local_registry {
         app = app.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
     }
-    let app = auth::Identify::new(app.fallback(no_route).method_not_allowed_fallback(wrong_method), verifier);
+    let metrics = agora_telemetry::prometheus::install()?;
+    let app = app.route("/metrics", get(move || render_metrics(metrics.clone())));
+    // Each request in its trace and span, outside the caller's identification (which logs).
+    let app = app
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum::middleware::from_fn(agora_http::trace::trace_requests));
+    let app = auth::Identify::new(app, verifier);
     tracing::info!(
         %addr,
         data_dir = %config.data_dir.display(),
@@ -174,21 +238,9 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     Ok(Running { addr, voting: voting.voting, orcade: orcade.orcade, xchange: xchange.xchange, inbox: platform.inbox, tasks })
 }
 
-/// A subject's messages: with authentication on, for that subject or an operator only (the
-/// services' rule, [`Access::act_as`]), refused in voting's error shape.
-async fn read_inbox(State(inbox): State<LocalInbox>, identity: Option<axum::Extension<Identity>>, Path(subject): Path<String>) -> Response {
-    let refuse = |(status, message): agora_http::body::Refusal| (status, Json(serde_json::json!({ "error": message }))).into_response();
-    let access = match identity {
-        Some(axum::Extension(Identity::Refused(error))) => {
-            return agora_http::access::with_challenge(refuse(agora_http::access::unauthorized(&error)), &error)
-        }
-        Some(axum::Extension(Identity::Caller(caller))) => Access::of(caller),
-        None => Access::trusted(),
-    };
-    match access.act_as("inbox", &subject) {
-        Ok(()) => Json(inbox.messages(&subject)).into_response(),
-        Err(refusal) => refuse(refusal),
-    }
+/// `GET /metrics`: every metric of the process as Prometheus text (`agora_telemetry::names`).
+async fn render_metrics(metrics: agora_telemetry::prometheus::PrometheusHandle) -> Response {
+    ([(axum::http::header::CONTENT_TYPE, agora_telemetry::prometheus::CONTENT_TYPE)], metrics.render()).into_response()
 }
 
 /// The service whose error shape answers a path: Orcade's and Xchange's have theirs, every

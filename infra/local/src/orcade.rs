@@ -27,10 +27,10 @@ pub struct Wired {
 
 /// Orcade, with its resolution events sent to `resolutions` (Xchange's bidding-outcome queue).
 pub async fn wire(platform: &Platform, config: &Config, resolutions: DurableQueue) -> Result<Wired, crate::BoxError> {
-    let store = platform.backend.open(ORCADE_DB, config.store_namespace.as_deref()).await?;
-    let (evaluations, pending_evaluations) = DurableQueue::open("orcade-evaluation", platform.work.clone()).await?;
-    let (deliveries, pending_deliveries) = DurableQueue::open("orcade-delivery", platform.work.clone()).await?;
-    let (close_timers, due_closes) = DurableQueue::open("orcade-close", platform.work.clone()).await?;
+    let store = platform.open_database(ORCADE_DB, config.store_namespace.as_deref()).await?;
+    let (evaluations, pending_evaluations) = platform.queue("orcade-evaluation").await?;
+    let (deliveries, pending_deliveries) = platform.queue("orcade-delivery").await?;
+    let (close_timers, due_closes) = platform.queue("orcade-close").await?;
     // The delegate crate's own checks: a blank URL is unset, a bad URL, time limit or signing
     // secret stops the start-up naming its setting. Calls are signed with the hooks' secret.
     let settings = DelegateConfig::from_values(config.delegate_api_url.as_deref(), Some(&config.delegate_timeout_ms.to_string()))?

@@ -8,8 +8,17 @@
 //! runs it again after the time it asks for; `Retry` runs it again after a growing delay,
 //! up to [`MAX_ATTEMPTS`] (counted in the document, across restarts), then it is dead-lettered:
 //! moved to [`DEAD_LETTERS`] with the last reason and logged (the local counterpart of SQS with a
-//! dead-letter queue). Work is done at least once; handlers are idempotent (evaluation holds a
-//! claim and completes a task once).
+//! dead-letter queue), where an operator reads it and puts it back on its queue
+//! ([`crate::dead_letters`], `/admin/dead-letters`). Work is done at least once; handlers are
+//! idempotent (evaluation holds a claim and completes a task once).
+//!
+//! Each piece carries the trace id of the work that sent it (`agora_trace_id`,
+//! [`agora_telemetry::trace::ATTRIBUTE`]), and its handler runs in that trace and in a `work`
+//! span naming the trace, the queue, the key and the piece, so that every log line of the
+//! handler carries them. A piece also records when it was first and last handed to its handler
+//! (`first_try`, `last_try`): written with the outcome of a try that does not finish it, so the
+//! first try of a piece done at once costs no write (a try cut short by a crash is not recorded,
+//! as it is not counted in `attempts`).
 //!
 //! `send_batch` stores many pieces per `DocumentStore::insert` (at most [`MAX_INSERT_DOCS`]
 //! documents and about [`MAX_INSERT_BYTES`] of bodies each, within DynamoDB's 100 writes per
@@ -19,20 +28,30 @@
 //!
 //! ```json
 //! {"work_id": "0b6c…", "queue": "evaluation", "key": "task_1", "body": "{\"social_task_id\":\"task_1\"}",
-//!  "not_before": "2026-10-22T10:00:00.481203", "attempts": 0}
+//!  "not_before": "2026-10-22T10:00:00.481203", "attempts": 0, "agora_trace_id": "5d2e…"}
+//! ```
+//!
+//! and once tried and failed (so in a dead letter):
+//!
+//! ```json
+//! {…, "attempts": 1, "last_error": "the store is down", "first_try": "2026-10-22T10:00:00.492010",
+//!  "last_try": "2026-10-22T10:00:00.492010"}
 //! ```
 
 use agora_filter::Filter;
 use agora_ports::{QueueError, WorkHandler, WorkOutcome, WorkQueue};
 use agora_schema::time::format_datetime;
-use agora_store::{to_json, Change, CollectionSpec, DatabaseSpec, DocumentStore};
+use agora_store::{to_json, Change, CollectionSpec, DatabaseSpec, DocumentStore, StoreError};
+use agora_telemetry::{names, trace};
 use async_trait::async_trait;
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 /// Attempts per piece of work before it is dead-lettered.
 pub const MAX_ATTEMPTS: u32 = 3;
@@ -52,26 +71,41 @@ pub const WORK: &str = "agora_work";
 /// Work that failed [`MAX_ATTEMPTS`] times, kept for inspection.
 pub const DEAD_LETTERS: &str = "agora_dead_letters";
 
-/// The local server's own database: its queues.
+/// The local server's own database: its queues, and the record of its runs
+/// ([`crate::recovery`]).
 pub const WORK_DB: DatabaseSpec = DatabaseSpec::new(
     "agora_local",
     &[
         CollectionSpec { name: WORK, key: "work_id", unique: &[], indexed: &["queue"] },
         CollectionSpec { name: DEAD_LETTERS, key: "work_id", unique: &[], indexed: &["queue"] },
+        crate::recovery::RUNS_COLLECTION,
     ],
 );
 
-/// One piece of work as stored.
+/// One piece of work as stored (in [`WORK`], then perhaps in [`DEAD_LETTERS`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Work {
-    work_id: String,
-    queue: String,
-    key: String,
-    body: String,
-    not_before: String,
-    attempts: u32,
+pub(crate) struct Work {
+    pub(crate) work_id: String,
+    pub(crate) queue: String,
+    pub(crate) key: String,
+    pub(crate) body: String,
+    pub(crate) not_before: String,
+    /// Failed tries since it was queued (or last put back from the dead letters).
+    pub(crate) attempts: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    last_error: Option<String>,
+    pub(crate) last_error: Option<String>,
+    /// The `last_error` it had when an operator put it back from the dead letters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) previous_error: Option<String>,
+    /// When its handler was first handed it (kept when it is put back from the dead letters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) first_try: Option<String>,
+    /// When its handler was last handed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) last_try: Option<String>,
+    /// The trace of the work that sent it ([`trace::ATTRIBUTE`]).
+    #[serde(rename = "agora_trace_id", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) trace_id: Option<String>,
 }
 
 /// The sending end of one queue. Cheap to clone.
@@ -81,6 +115,28 @@ pub struct DurableQueue {
     store: Arc<dyn DocumentStore>,
     /// Pieces due now, a batch per message: one wake-up of the worker for a whole batch.
     tx: mpsc::UnboundedSender<Vec<Work>>,
+}
+
+/// Every queue of a server by name, so that work put back from the dead letters reaches its
+/// queue's worker. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Queues(Arc<Mutex<BTreeMap<&'static str, DurableQueue>>>);
+
+impl Queues {
+    /// Adds `queue` under its name (replacing one of the same name).
+    pub fn add(&self, queue: DurableQueue) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(queue.name, queue);
+    }
+
+    /// The queue `name`, if the server runs it.
+    pub fn get(&self, name: &str) -> Option<DurableQueue> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).get(name).cloned()
+    }
+
+    /// The names of the queues, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).keys().copied().collect()
+    }
 }
 
 /// The receiving end its worker consumes ([`run_worker`]).
@@ -143,12 +199,58 @@ impl DurableQueue {
             not_before: format_datetime(not_before),
             attempts: 0,
             last_error: None,
+            previous_error: None,
+            first_try: None,
+            last_try: None,
+            trace_id: trace::current(),
         }
     }
 
-    fn stopped(&self, key: &str) -> Option<QueueError> {
+    /// The queue's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Puts `work` (a dead letter of this queue) back on the queue: its attempts start again
+    /// from 0 and its `last_error` becomes its `previous_error`. Stored in the queue before its
+    /// dead letter is deleted, so that a crash between the two loses nothing (the dead letter is
+    /// still listed, and putting it back again queues it twice, which idempotent handlers
+    /// tolerate); handed to the worker only once the dead letter is gone, so that failing again
+    /// makes a new dead letter rather than meeting the old one.
+    pub(crate) async fn redrive(&self, mut work: Work) -> Result<(), Redrive> {
+        work.previous_error = work.last_error.take().or(work.previous_error);
+        work.attempts = 0;
+        work.not_before = format_datetime(&Utc::now());
+        match self.store.insert(vec![(WORK, to_json(&work))]).await {
+            Ok(()) => {}
+            // Still queued: its dead-lettering could not remove it from the queue.
+            Err(StoreError::Duplicate { .. }) => {
+                let change = Change::set(&json!({
+                    "attempts": 0, "not_before": work.not_before, "last_error": null, "previous_error": work.previous_error,
+                }));
+                self.store.update(WORK, &work.work_id, &Filter::all(), &change).await.map_err(Redrive::NotQueued)?;
+            }
+            Err(e) => return Err(Redrive::NotQueued(e)),
+        }
+        let removed = self.store.delete(DEAD_LETTERS, &work.work_id, &Filter::all()).await;
+        self.deliver_now(vec![work]);
+        removed.map(drop).map_err(Redrive::DeadLetterKept)
+    }
+
+    pub(crate) fn stopped(&self, key: &str) -> Option<QueueError> {
         self.tx.is_closed().then(|| QueueError { key: key.to_owned(), reason: format!("the {} worker has stopped", self.name) })
     }
+}
+
+/// Why [`DurableQueue::redrive`] failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Redrive {
+    /// Nothing changed: the work is not queued, its dead letter is kept.
+    #[error("not queued: {0}")]
+    NotQueued(StoreError),
+    /// The work is queued (and handed to the worker) but its dead letter was not deleted.
+    #[error("queued, but its dead letter was not deleted: {0}")]
+    DeadLetterKept(StoreError),
 }
 
 /// `items` cut into runs of consecutive items, one insert each: at most [`MAX_INSERT_DOCS`]
@@ -216,49 +318,64 @@ impl WorkQueue for DurableQueue {
     }
 }
 
-/// Consumes work until the queue closes. Each piece runs in its own task.
+/// Consumes work until the queue closes. Each piece runs in its own task, in its trace (a new
+/// one when it carries none) and its `work` span.
 pub async fn run_worker(handler: Arc<dyn WorkHandler>, mut pending: Pending, retry_delay: Duration) {
     while let Some(works) = pending.rx.recv().await {
-        for work in works {
-            let (handler, store, name) = (handler.clone(), pending.store.clone(), pending.name);
-            tokio::spawn(async move { handle_with_retries(handler.as_ref(), store.as_ref(), name, work, retry_delay).await });
+        for mut work in works {
+            let (handler, store) = (handler.clone(), pending.store.clone());
+            let trace_id = work.trace_id.get_or_insert_with(trace::new_id).clone();
+            let span = tracing::info_span!("work", trace_id = %trace_id, queue = pending.name, key = %work.key, work_id = %work.work_id);
+            let handled =
+                async move { trace::scope(&trace_id, handle_with_retries(handler.as_ref(), store.as_ref(), work, retry_delay)).await };
+            tokio::spawn(handled.instrument(span));
         }
     }
 }
 
-async fn handle_with_retries(handler: &dyn WorkHandler, store: &dyn DocumentStore, queue: &str, mut work: Work, retry_delay: Duration) {
-    let key = work.key.clone();
+/// Hands `work` to `handler` until it is done or dead-lettered (see the module docs); counts
+/// each try by its queue and outcome (`agora_work_items`).
+async fn handle_with_retries(handler: &dyn WorkHandler, store: &dyn DocumentStore, mut work: Work, retry_delay: Duration) {
     loop {
-        match handler.handle(&work.body).await {
+        let now = format_datetime(&Utc::now());
+        work.first_try.get_or_insert_with(|| now.clone());
+        work.last_try = Some(now);
+        let outcome = handler.handle(&work.body).await;
+        let counted = match &outcome {
+            WorkOutcome::Done => "done",
+            WorkOutcome::Busy { .. } => "busy",
+            WorkOutcome::Retry(_) if work.attempts + 1 >= MAX_ATTEMPTS => "dead_lettered",
+            WorkOutcome::Retry(_) => "retried",
+        };
+        metrics::counter!(names::WORK_ITEMS, "queue" => work.queue.clone(), "outcome" => counted).increment(1);
+        match outcome {
             WorkOutcome::Done => {
                 if let Err(e) = store.delete(WORK, &work.work_id, &Filter::all()).await {
                     // Left in the store, it is replayed (and found done) at the next start.
-                    tracing::warn!(queue, key, error = %e, "done work not removed from the queue");
+                    tracing::warn!(error = %e, "done work not removed from the queue");
                 }
                 return;
             }
             WorkOutcome::Busy { reason, after } => {
-                tracing::info!(queue, key, %reason, ?after, "work is busy elsewhere; trying again later");
+                tracing::info!(%reason, ?after, "work is busy elsewhere; trying again later");
                 work.not_before = format_datetime(&(Utc::now() + chrono::Duration::from_std(after).unwrap_or_default()));
-                let change = Change::set(&json!({"not_before": work.not_before}));
-                if let Err(e) = store.update(WORK, &work.work_id, &Filter::all(), &change).await {
-                    tracing::warn!(queue, key, error = %e, "retry time not stored");
+                if let Err(e) = store.update(WORK, &work.work_id, &Filter::all(), &work.tried()).await {
+                    tracing::warn!(error = %e, "retry time not stored");
                 }
                 tokio::time::sleep(after).await;
             }
             WorkOutcome::Retry(reason) => {
                 work.attempts += 1;
-                tracing::warn!(queue, key, attempt = work.attempts, %reason, "work attempt failed");
+                tracing::warn!(attempt = work.attempts, %reason, "work attempt failed");
+                work.last_error = Some(reason);
                 if work.attempts >= MAX_ATTEMPTS {
-                    dead_letter(store, queue, work, reason).await;
+                    dead_letter(store, work).await;
                     return;
                 }
                 let wait = retry_delay * work.attempts;
                 work.not_before = format_datetime(&(Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default()));
-                work.last_error = Some(reason);
-                let change = Change::set(&json!({"attempts": work.attempts, "not_before": work.not_before, "last_error": work.last_error}));
-                if let Err(e) = store.update(WORK, &work.work_id, &Filter::all(), &change).await {
-                    tracing::warn!(queue, key, error = %e, "attempt count not stored");
+                if let Err(e) = store.update(WORK, &work.work_id, &Filter::all(), &work.tried()).await {
+                    tracing::warn!(error = %e, "attempt count not stored");
                 }
                 tokio::time::sleep(wait).await;
             }
@@ -266,16 +383,33 @@ async fn handle_with_retries(handler: &dyn WorkHandler, store: &dyn DocumentStor
     }
 }
 
-/// Moves work that failed its last attempt to the dead letters.
-async fn dead_letter(store: &dyn DocumentStore, queue: &str, mut work: Work, reason: String) {
-    tracing::error!(queue, key = %work.key, attempts = work.attempts, %reason, "work dead-lettered");
-    let id = work.work_id.clone();
-    work.last_error = Some(reason);
-    if let Err(e) = store.insert(vec![(DEAD_LETTERS, to_json(&work))]).await {
-        tracing::warn!(queue, key = %work.key, error = %e, "dead letter not stored");
+impl Work {
+    /// What a try that does not finish the piece changes in its document: when it runs next,
+    /// its attempts, its last error and tries, and its trace (so that a replay after a restart
+    /// stays in it).
+    fn tried(&self) -> Change {
+        Change::set(&json!({
+            "not_before": self.not_before, "attempts": self.attempts, "last_error": self.last_error,
+            "first_try": self.first_try, "last_try": self.last_try, trace::ATTRIBUTE: self.trace_id,
+        }))
     }
-    if let Err(e) = store.delete(WORK, &id, &Filter::all()).await {
-        tracing::warn!(queue, key = %work.key, error = %e, "dead-lettered work not removed from the queue");
+}
+
+/// Moves work that failed its last attempt (its reason in `last_error`) to the dead letters.
+async fn dead_letter(store: &dyn DocumentStore, work: Work) {
+    tracing::error!(attempts = work.attempts, reason = work.last_error.as_deref(), "work dead-lettered");
+    let stored = match store.insert(vec![(DEAD_LETTERS, to_json(&work))]).await {
+        // The dead letter it was put back from is still there (its deletion failed): replaced.
+        Err(StoreError::Duplicate { .. }) => store.update(DEAD_LETTERS, &work.work_id, &Filter::all(), &Change::set(&work)).await.map(drop),
+        stored => stored,
+    };
+    if let Err(e) = stored {
+        // Kept in the queue instead, replayed (and tried once more) at the next start.
+        tracing::warn!(error = %e, "dead letter not stored; the work stays queued");
+        return;
+    }
+    if let Err(e) = store.delete(WORK, &work.work_id, &Filter::all()).await {
+        tracing::warn!(error = %e, "dead-lettered work not removed from the queue");
     }
 }
 
@@ -431,6 +565,47 @@ mod tests {
         let handled: HashSet<String> = recorder.wait_for(250).await.into_iter().collect();
         assert_eq!(handled, items(250).into_iter().map(|(_, b)| b).collect());
         assert_eq!(left_in(store.as_ref()).await, 0);
+    }
+
+    /// Records the trace each body is handled in.
+    #[derive(Default)]
+    struct Traces(Mutex<Vec<(String, Option<String>)>>);
+
+    #[async_trait]
+    impl WorkHandler for Traces {
+        async fn handle(&self, body: &str) -> WorkOutcome {
+            self.0.lock().unwrap().push((body.to_owned(), trace::current()));
+            WorkOutcome::Done
+        }
+    }
+
+    #[tokio::test]
+    async fn a_piece_is_stored_with_the_trace_it_was_sent_in_and_handled_in_it_or_in_a_new_one() {
+        let store = store(0);
+        let (queue, pending) = DurableQueue::open("traced", store.clone()).await.unwrap();
+        trace::scope("trace-1", queue.send("k", "in a trace", Duration::from_secs(3600))).await.unwrap();
+        queue.send("k", "in none", Duration::from_secs(3600)).await.unwrap();
+        let stored: Vec<serde_json::Value> =
+            store.find(WORK, &Filter::all()).await.unwrap().iter().map(|d| serde_json::from_str(d.get()).unwrap()).collect();
+        let traced = stored.iter().find(|w| w["body"] == "in a trace").unwrap();
+        assert_eq!(traced[trace::ATTRIBUTE], "trace-1", "under the attribute's name: {traced}");
+        assert!(stored.iter().find(|w| w["body"] == "in none").unwrap().get(trace::ATTRIBUTE).is_none());
+
+        // Replayed at the next start: handled in the trace it carries, or in a new one.
+        drop((queue, pending));
+        for w in store.find(WORK, &Filter::all()).await.unwrap() {
+            let id = serde_json::from_str::<serde_json::Value>(w.get()).unwrap()["work_id"].as_str().unwrap().to_owned();
+            store.update(WORK, &id, &Filter::all(), &Change::set(&json!({"not_before": "2020-01-01T00:00:00"}))).await.unwrap();
+        }
+        let (_queue, pending) = DurableQueue::open("traced", store.clone()).await.unwrap();
+        let traces = Arc::new(Traces::default());
+        tokio::spawn(run_worker(traces.clone(), pending, Duration::from_millis(10)));
+        assert_eq!(left_in(store.as_ref()).await, 0);
+        let mut handled = traces.0.lock().unwrap().clone();
+        handled.sort();
+        assert_eq!(handled[0], ("in a trace".to_owned(), Some("trace-1".to_owned())));
+        let fresh = handled[1].1.clone().expect("a new trace");
+        assert_eq!((handled[1].0.as_str(), fresh.len()), ("in none", 32), "{fresh}");
     }
 
     #[tokio::test]

@@ -29,9 +29,10 @@
 //!   `{"data": {"job_id", "status": "completed", "job_output_data": <output>}}`.
 //! - `GET /workflows/{workflow_id}`: `{"data": <workflow>}` with relative `codePath`s made absolute.
 
+use crate::error::{json_body, Body, Field, LocalError, Named};
 use agora_hooks_remote::{LoadSpec, PolicyCall, PolicyRunner};
 use agora_voting_core::HookError;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -64,6 +65,23 @@ pub fn router(root: PathBuf, runner: PolicyRunner) -> Router {
         .route("/function/call_as_job/{executor_id}", post(call_as_job))
         .route("/workflows/{workflow_id}", get(get_workflow))
         .with_state(registry)
+}
+
+/// The routes' path segments, named in their refusals (every refusal is `{"error": "..."}`, a
+/// malformed path or body included: [`crate::error`]).
+macro_rules! segments {
+    ($($name:ident = $field:literal),+) => {$(
+        struct $name;
+        impl Field for $name {
+            const NAME: &'static str = $field;
+        }
+    )+};
+}
+segments!(FunctionId = "function_id", Deployment = "deployment", ExecutorId = "executor_id", WorkflowId = "workflow_id");
+
+/// A route's body as JSON, or its refusal.
+fn json_of(body: &Body) -> Result<Value, LocalError> {
+    json_body(&body.0, false)
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -139,7 +157,8 @@ impl LocalRegistry {
     }
 }
 
-async fn get_function(State(registry): State<Arc<LocalRegistry>>, Path(function_id): Path<String>) -> Response {
+async fn get_function(State(registry): State<Arc<LocalRegistry>>, function_id: Named<FunctionId>) -> Response {
+    let function_id = function_id.into_inner();
     match registry.entry(&function_id) {
         Ok(Some(entry)) => Json(entry).into_response(),
         Ok(None) => error(StatusCode::NOT_FOUND, format!("function {function_id:?} is not registered")),
@@ -151,11 +170,12 @@ fn function_id_of(body: &Value) -> Option<&str> {
     body.get("function_id").and_then(Value::as_str)
 }
 
-async fn create_deployment(
-    State(registry): State<Arc<LocalRegistry>>,
-    Path(deployment): Path<String>,
-    Json(body): Json<Value>,
-) -> Response {
+async fn create_deployment(State(registry): State<Arc<LocalRegistry>>, deployment: Named<Deployment>, body: Body) -> Response {
+    let deployment = deployment.into_inner();
+    let body = match json_of(&body) {
+        Ok(body) => body,
+        Err(refusal) => return refusal.into_response(),
+    };
     let Some(function_id) = function_id_of(&body) else { return error(StatusCode::BAD_REQUEST, "function_id is required") };
     match registry.entry(function_id) {
         Ok(Some(_)) => {}
@@ -169,11 +189,12 @@ async fn create_deployment(
     (status, Json(json!({"data": {"deployment": deployment, "function_id": function_id}}))).into_response()
 }
 
-async fn call_function(
-    State(registry): State<Arc<LocalRegistry>>,
-    Path(deployment): Path<String>,
-    Json(mut body): Json<Value>,
-) -> Response {
+async fn call_function(State(registry): State<Arc<LocalRegistry>>, deployment: Named<Deployment>, body: Body) -> Response {
+    let deployment = deployment.into_inner();
+    let mut body = match json_of(&body) {
+        Ok(body) => body,
+        Err(refusal) => return refusal.into_response(),
+    };
     let known = registry.deployments.lock().unwrap_or_else(|p| p.into_inner()).get(&deployment).cloned();
     let Some(function_id) = known.or_else(|| function_id_of(&body).map(str::to_owned)) else {
         return error(StatusCode::NOT_FOUND, format!("deployment {deployment:?} does not exist"));
@@ -193,7 +214,12 @@ async fn call_function(
     }
 }
 
-async fn call_as_job(State(registry): State<Arc<LocalRegistry>>, Path(executor_id): Path<String>, Json(body): Json<Value>) -> Response {
+async fn call_as_job(State(registry): State<Arc<LocalRegistry>>, executor_id: Named<ExecutorId>, body: Body) -> Response {
+    let executor_id = executor_id.into_inner();
+    let body = match json_of(&body) {
+        Ok(body) => body,
+        Err(refusal) => return refusal.into_response(),
+    };
     let Some(function_id) = function_id_of(&body) else { return error(StatusCode::BAD_REQUEST, "function_id is required") };
     let load = match registry.load_spec(function_id, function_id) {
         Ok(l) => l,
@@ -218,7 +244,8 @@ fn uuid_like() -> String {
     format!("job_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-async fn get_workflow(State(registry): State<Arc<LocalRegistry>>, Path(workflow_id): Path<String>) -> Response {
+async fn get_workflow(State(registry): State<Arc<LocalRegistry>>, workflow_id: Named<WorkflowId>) -> Response {
+    let workflow_id = workflow_id.into_inner();
     let Some(path) = registry.find("workflows", &workflow_id, ".json") else {
         return error(StatusCode::NOT_FOUND, format!("workflow {workflow_id:?} does not exist"));
     };

@@ -28,7 +28,7 @@ pub struct Wired {
 
 /// Opens the queue of Orcade's resolution events (Orcade is wired with its sending end).
 pub async fn outcome_queue(platform: &Platform) -> Result<(DurableQueue, Pending), crate::BoxError> {
-    DurableQueue::open(OUTCOME_QUEUE, platform.work.clone()).await
+    platform.queue(OUTCOME_QUEUE).await
 }
 
 /// The exchange's database name on a store shared by several servers (a namespace): on
@@ -50,8 +50,8 @@ pub async fn wire(
 ) -> Result<Wired, crate::BoxError> {
     let exchange_id = check_exchange_id(&config.exchange_id)?;
     let db = exchange_db(exchange_id);
-    let store = platform.backend.open(db, namespace(config, exchange_id).as_deref()).await?;
-    let (assignments, pending_assignments) = DurableQueue::open("xchange-assignment", platform.work.clone()).await?;
+    let store = platform.open_database(db, namespace(config, exchange_id).as_deref()).await?;
+    let (assignments, pending_assignments) = platform.queue("xchange-assignment").await?;
     let bidding: Arc<dyn Bidding> = match config.orcade_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
         Some(url) => {
             let http = HttpOrcade::new(url, Duration::from_secs(30))?;

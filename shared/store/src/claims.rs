@@ -5,13 +5,21 @@
 //! which every service's [`DatabaseSpec`](crate::DatabaseSpec) lists:
 //!
 //! ```json
-//! {"claim_id": "evaluate:task_1", "claimed_at": "2026-10-22T10:00:00.481203", "expires_at": "2026-10-22T10:05:00.481203", "holder": "9b1f…"}
+//! {"claim_id": "evaluate:task_1", "claimed_at": "2026-10-22T10:00:00.481203", "expires_at": "2026-10-22T10:05:00.481203",
+//!  "holder": "9b1f…", "instance": "4c07…"}
 //! ```
 //!
 //! A holder that works longer than a lease keeps its claim alive ([`Claims::renew`], with the
 //! [`Lease`] [`Claims::take`] gave it): a short lease then bounds how long a crashed holder
 //! blocks the work. [`Claims::settle`] gives a claim a long lease once its work is handed on
 //! (a queue holds it).
+//!
+//! Each claim taken names the process that took it (`instance`, [`instance`]) until it is
+//! settled, when a queue holds its work and no process does. A server that knows a process of
+//! its own is gone (the local server, restarted on the same data after a `kill -9`) ends the
+//! leases that process held ([`Claims::run_out_instances`]), so that the work they guard resumes
+//! at once instead of a lease later; where no one can know that (several Lambda instances on one
+//! store), leases stay the rule.
 //!
 //! Taking one inserts that document; when it exists already, the claim is taken over only if
 //! its lease has run out (`expires_at < now`, in one conditional write, so that one taker wins);
@@ -25,7 +33,7 @@ use agora_filter::Filter;
 use agora_schema::time::format_datetime;
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The claims' collection: one document per claimed piece of work, keyed `claim_id`.
 pub const COLLECTION: CollectionSpec = CollectionSpec { name: "agora_claims", key: "claim_id", unique: &[], indexed: &[] };
@@ -57,6 +65,13 @@ pub enum ClaimState {
     Live,
     /// Held, with its lease run out: its holder is gone or late, and anyone may take it over.
     Expired,
+}
+
+/// This process's instance: a random id, the same for every claim the process takes (the
+/// `instance` of its claim documents), so that a later run can tell which claims it held.
+pub fn instance() -> &'static str {
+    static INSTANCE: OnceLock<String> = OnceLock::new();
+    INSTANCE.get_or_init(|| uuid::Uuid::new_v4().simple().to_string())
 }
 
 /// A record kept in the claims collection: a claim that never expires, written by `holder` at
@@ -98,7 +113,7 @@ impl Claims {
     pub async fn take(&self, key: &str, now: DateTime<Utc>, lease: Option<chrono::Duration>) -> Result<Option<Lease>, StoreError> {
         let holder = uuid::Uuid::new_v4().simple().to_string();
         let expires_at = lease.map(|l| format_datetime(&(now + l)));
-        let doc = json!({"claim_id": key, "claimed_at": format_datetime(&now), "expires_at": expires_at, "holder": holder});
+        let doc = json!({"claim_id": key, "claimed_at": format_datetime(&now), "expires_at": expires_at, "holder": holder, "instance": instance()});
         let won = match self.store.insert(vec![(COLLECTION.name, crate::to_json(&doc))]).await {
             Ok(()) => true,
             Err(StoreError::Duplicate { .. }) => {
@@ -149,9 +164,12 @@ impl Claims {
     }
 
     /// Gives the claim `key` the lease `now + lease`, whoever holds it: its work has been handed
-    /// on (a queue holds it now) and is trusted there that long. Returns whether it was held.
+    /// on (a queue holds it now) and is trusted there that long. No process holds it any more
+    /// (its `instance` is cleared): the end of the process that settled it does not end it.
+    /// Returns whether it was held.
     pub async fn settle(&self, key: &str, now: DateTime<Utc>, lease: chrono::Duration) -> Result<bool, StoreError> {
-        self.store.update(COLLECTION.name, key, &Filter::all(), &Change::set(&json!({"expires_at": format_datetime(&(now + lease))}))).await
+        let change = Change::set(&json!({"expires_at": format_datetime(&(now + lease)), "instance": null}));
+        self.store.update(COLLECTION.name, key, &Filter::all(), &change).await
     }
 
     /// The value an earlier holder of `held`'s claim noted under `field`, with `true`; else
@@ -178,6 +196,36 @@ impl Claims {
     /// once (see [`Claims::noted_or`]).
     pub async fn run_out(&self, key: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
         self.settle(key, now - chrono::Duration::milliseconds(1), chrono::Duration::zero()).await
+    }
+
+    /// Ends at `now` the lease of every claim taken by one of `instances` (processes known to be
+    /// gone) whose lease is live: the next attempt at its work takes it over at once, finding
+    /// what it notes ([`Claims::noted_or`]). A claim without a lease (`expires_at: null`) is
+    /// settled and stays so, as does one settled or taken over since (each write is conditional
+    /// on the claim still being the gone instance's and live). Reads every claim of those
+    /// instances (the collection has no index on `instance`): for a server's start-up, not for
+    /// a request. Returns the keys of the claims it ended.
+    pub async fn run_out_instances(&self, instances: &[String], now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        if instances.is_empty() {
+            return Ok(Vec::new());
+        }
+        let live = Filter::must(json!({"instance": {"$in": instances}, "expires_at": {"$gte": format_datetime(&now)}}));
+        let change = Change::set(&json!({"expires_at": format_datetime(&(now - chrono::Duration::milliseconds(1)))}));
+        let mut ended = Vec::new();
+        for doc in self.store.find(COLLECTION.name, &live).await? {
+            #[derive(serde::Deserialize)]
+            struct Key {
+                claim_id: String,
+            }
+            let Key { claim_id } = serde_json::from_str(doc.get()).map_err(|e| StoreError::InvalidDocument {
+                collection: COLLECTION.name.into(),
+                reason: format!("a claim without its key: {e}"),
+            })?;
+            if self.store.update(COLLECTION.name, &claim_id, &live, &change).await? {
+                ended.push(claim_id);
+            }
+        }
+        Ok(ended)
     }
 
     /// Whether the claim `key` is free, settled, live or expired at `now`.
@@ -234,6 +282,41 @@ mod tests {
         let second = claims.take("deliver:d", now, Some(lease)).await.unwrap().expect("taken over");
         assert_eq!(claims.noted_or(&second, "call_id", || "c3".into()).await.unwrap(), Some(("c1".into(), true)));
         assert_eq!(claims.noted_or(&first, "call_id", || "c4".into()).await.unwrap(), None, "no longer the first's");
+    }
+
+    #[tokio::test]
+    async fn the_live_leases_of_a_gone_instance_run_out_and_nothing_else() {
+        const DB: DatabaseSpec = DatabaseSpec::new("claims_test", &[COLLECTION]);
+        let store: Arc<dyn DocumentStore> = Arc::new(MemoryStore::new(DB).expect("store"));
+        let claims = Claims::new(store.clone());
+        let (now, lease) = (Utc::now(), chrono::Duration::seconds(60));
+        // This process plays the gone instance: a live lease, a settled claim, a claim without
+        // a lease, and a lease run out already.
+        let held = claims.take("evaluate:live", now, Some(lease)).await.unwrap().expect("won");
+        claims.take("trigger:settled", now, Some(lease)).await.unwrap().expect("won");
+        assert!(claims.settle("trigger:settled", now, chrono::Duration::days(1)).await.unwrap());
+        claims.take("start:forever", now, None).await.unwrap().expect("won");
+        claims.take("deliver:expired", now - lease * 2, Some(lease)).await.unwrap().expect("won");
+        // Another process's live lease.
+        let other = json!({"claim_id": "evaluate:other", "claimed_at": format_datetime(&now), "expires_at": format_datetime(&(now + lease)), "holder": "h", "instance": "someone-else"});
+        store.insert(vec![(COLLECTION.name, crate::to_json(&other))]).await.unwrap();
+        let stored = |key: &'static str| {
+            let store = store.clone();
+            async move { serde_json::from_str::<serde_json::Value>(store.get(COLLECTION.name, key).await.unwrap().unwrap().get()).unwrap() }
+        };
+        assert_eq!(stored("evaluate:live").await["instance"], instance());
+        assert_eq!(stored("trigger:settled").await["instance"], serde_json::Value::Null, "a settled claim is no process's");
+
+        assert_eq!(claims.run_out_instances(&[], now).await.unwrap(), Vec::<String>::new());
+        assert_eq!(claims.run_out_instances(&["gone".into(), instance().to_owned()], now).await.unwrap(), ["evaluate:live"]);
+        assert_eq!(claims.state("evaluate:live", now).await.unwrap(), ClaimState::Expired);
+        assert_eq!(claims.state("trigger:settled", now).await.unwrap(), ClaimState::Live);
+        assert_eq!(claims.state("start:forever", now).await.unwrap(), ClaimState::Settled);
+        assert_eq!(claims.state("evaluate:other", now).await.unwrap(), ClaimState::Live);
+        // What the gone holder noted is kept for the next one, who takes the claim over at once.
+        assert_eq!(stored("evaluate:live").await["holder"], held.holder);
+        assert!(claims.take("evaluate:live", now, Some(lease)).await.unwrap().is_some(), "taken over at once");
+        assert_eq!(claims.run_out_instances(&["gone".into()], now).await.unwrap(), Vec::<String>::new());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -167,6 +167,7 @@ macro_rules! contract_tests {
             claims_live_until_the_lease_expires,
             claims_release_then_reclaim,
             claims_renewed_by_their_holder_and_settled,
+            claims_of_a_gone_instance_run_out,
         );
         $crate::contract_tests!(@opener_cases ($setup)
             two_databases_side_by_side,

@@ -35,9 +35,16 @@ impl Drop for ServerData {
 impl ServerData {
     /// `program` is the local server's binary (`env!("CARGO_BIN_EXE_agora-e2e-local")`).
     pub fn new(program: &str, tag: &str, extra: &[&str]) -> ServerData {
+        Self::with_lease(program, tag, 1000, extra)
+    }
+
+    /// [`ServerData::new`] with leases of `lease_ms` instead of 1 s (a test that a restart does
+    /// not wait for them).
+    pub fn with_lease(program: &str, tag: &str, lease_ms: u64, extra: &[&str]) -> ServerData {
         let dir = temp_dir(tag);
+        let lease = lease_ms.to_string();
         let mut args: Vec<String> =
-            ["--data-dir", &dir.display().to_string(), "--sweep-interval-ms", "100", "--claim-lease-ms", "1000", "--retry-delay-ms", "100"]
+            ["--data-dir", &dir.display().to_string(), "--sweep-interval-ms", "100", "--claim-lease-ms", &lease, "--retry-delay-ms", "100"]
                 .iter()
                 .chain(extra)
                 .map(|s| s.to_string())

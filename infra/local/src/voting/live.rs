@@ -8,9 +8,10 @@
 use agora_voting_core::live::protocol::{error_message, parse_request, BAD_REQUEST, NOT_ENABLED};
 use agora_voting_core::{ChangeListener, Voting};
 use async_trait::async_trait;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -40,8 +41,17 @@ pub struct LiveState {
     pub hub: ChangeHub,
 }
 
-pub async fn live_stream(ws: WebSocketUpgrade, State(state): State<LiveState>) -> Response {
-    ws.on_upgrade(move |socket| serve(socket, state))
+/// The stream's route. A request that is no WebSocket upgrade is refused in voting's error shape
+/// (not axum's plain-text rejection), with the rejection's status (426, 400, 405).
+pub async fn live_stream(ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>, State(state): State<LiveState>) -> Response {
+    match ws {
+        Ok(ws) => ws.on_upgrade(move |socket| serve(socket, state)),
+        Err(rejection) => agora_voting_api::ApiError::with_status(
+            rejection.status(),
+            format!("The live stream is a WebSocket: {}", rejection.body_text()),
+        )
+        .into_response(),
+    }
 }
 
 async fn send_error(mut socket: WebSocket, message: &str) {

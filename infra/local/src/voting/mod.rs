@@ -6,7 +6,7 @@
 pub mod intake;
 pub mod live;
 
-use crate::queue::{self, DurableQueue};
+use crate::queue;
 use crate::timers::{LocalTimers, TimerWork};
 use crate::{Config, Platform};
 use agora_voting_core::{voting_hooks, EvaluationWork, Ports, Settings, StartOutcome, SystemClock, Voting, WorkOutcome, VOTING_DB};
@@ -24,10 +24,10 @@ pub struct Wired {
 }
 
 pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::BoxError> {
-    let store = platform.backend.open(VOTING_DB, config.store_namespace.as_deref()).await?;
+    let store = platform.open_database(VOTING_DB, config.store_namespace.as_deref()).await?;
     let hub = ChangeHub::default();
-    let (evaluations, pending_evaluations) = DurableQueue::open("evaluation", platform.work.clone()).await?;
-    let (start_timers, due_starts) = DurableQueue::open("voting-start", platform.work.clone()).await?;
+    let (evaluations, pending_evaluations) = platform.queue("evaluation").await?;
+    let (start_timers, due_starts) = platform.queue("voting-start").await?;
     let ports = Ports {
         store,
         hooks: voting_hooks(platform.remote.clone(), agora_runtime::env("SOCIAL_CHOICE_ID")),

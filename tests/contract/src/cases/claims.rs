@@ -5,7 +5,7 @@
 use crate::check::*;
 use crate::spec::{CLAIMS, SECOND_DB};
 use crate::{Opener, SharedStore, CONTRACT_DB};
-use agora_store::claims::{Claim, ClaimState, Claims};
+use agora_store::claims::{instance, Claim, ClaimState, Claims};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::json;
 use std::sync::Arc;
@@ -35,9 +35,9 @@ pub async fn claims_won_once_under_race(store: SharedStore) {
     assert!(holder.as_str().is_some_and(|h| h.len() == 32), "a holder token: {holder}");
     assert_eq!(
         stored,
-        json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000", "holder": null})
+        json!({"claim_id": "evaluate:task_x", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000", "holder": null, "instance": instance()})
     );
-    assert_eq!(keys(&stored), ["claim_id", "claimed_at", "expires_at", "holder"]);
+    assert_eq!(keys(&stored), ["claim_id", "claimed_at", "expires_at", "holder", "instance"]);
     assert!(claims.held("evaluate:task_x").await.expect("held"));
 }
 
@@ -59,7 +59,7 @@ pub async fn claims_held_until_the_lease_expires(store: SharedStore) {
     stored["holder"].take();
     assert_eq!(
         stored,
-        json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000", "holder": null})
+        json!({"claim_id": "start:task_a", "claimed_at": "2026-10-22T10:05:01.250000", "expires_at": "2026-10-22T10:10:01.250000", "holder": null, "instance": instance()})
     );
 
     assert_eq!(claims.claim("trigger:task_a", at(0, 0), None).await.expect("claim"), Claim::Won);
@@ -137,4 +137,30 @@ pub async fn claims_renewed_by_their_holder_and_settled(store: SharedStore) {
     assert!(claims.release("evaluate:task_r").await.unwrap());
     assert!(!claims.renew(&second, at(59, 0), Duration::minutes(1)).await.unwrap(), "released");
     assert_eq!(claims.state("evaluate:task_r", at(59, 0)).await.unwrap(), ClaimState::Free);
+}
+
+/// The live leases of a gone instance (this process plays it) run out at once, found by the
+/// `$in` and `$gte` of their filter on the store's own query: settled claims, claims without a
+/// lease, leases run out already and other instances' claims are left as they are.
+pub async fn claims_of_a_gone_instance_run_out(store: SharedStore) {
+    let claims = Claims::new(Arc::clone(&store));
+    claims.take("evaluate:task_g", at(0, 0), lease(5)).await.unwrap().expect("won");
+    claims.take("trigger:task_g", at(0, 0), lease(5)).await.unwrap().expect("won");
+    assert!(claims.settle("trigger:task_g", at(0, 0), Duration::days(1)).await.unwrap());
+    assert_eq!(get_value(&store, CLAIMS, "trigger:task_g").await.expect("stored")["instance"], json!(null));
+    claims.take("start:task_g", at(0, 0), None).await.unwrap().expect("won");
+    claims.take("deliver:task_g", at(0, 0), lease(1)).await.unwrap().expect("won");
+    let other = json!({"claim_id": "evaluate:task_o", "claimed_at": "2026-10-22T10:00:00.250000", "expires_at": "2026-10-22T10:05:00.250000", "holder": "h", "instance": "another"});
+    store.insert(vec![(CLAIMS, agora_store::to_json(&other))]).await.expect("insert");
+
+    let now = at(2, 0);
+    let ended = claims.run_out_instances(&["gone".into(), instance().to_owned()], now).await.expect("run out");
+    assert_eq!(ended, ["evaluate:task_g"]);
+    assert_eq!(claims.state("evaluate:task_g", now).await.unwrap(), ClaimState::Expired);
+    assert_eq!(claims.state("trigger:task_g", now).await.unwrap(), ClaimState::Live);
+    assert_eq!(claims.state("start:task_g", now).await.unwrap(), ClaimState::Settled);
+    assert_eq!(claims.state("deliver:task_g", now).await.unwrap(), ClaimState::Expired);
+    assert_eq!(claims.state("evaluate:task_o", now).await.unwrap(), ClaimState::Live);
+    assert_eq!(claims.take("evaluate:task_g", now, lease(5)).await.unwrap().map(|l| l.key), Some("evaluate:task_g".to_owned()));
+    assert!(claims.run_out_instances(&[], now).await.expect("nothing").is_empty());
 }
