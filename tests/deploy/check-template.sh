@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The SAM template's checks: `sam validate --lint`, then cfn-lint on the template translated
-# to plain CloudFormation offline (cfn-lint alone no longer expands SAM resources), and the
-# HTTP API's access checks on that translation.
+# to plain CloudFormation offline (cfn-lint alone no longer expands SAM resources), the HTTP
+# API's access checks on that translation, and the monitoring checks (check_monitoring.py: the
+# alarms, X-Ray, the dashboard against the metrics the code records).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p target
@@ -243,4 +244,5 @@ if failures:
     sys.exit(f"template access checks: {len(failures)} failure(s)")
 PY
 .venv/bin/cfn-lint target/template.cfn.json target/template.scopes.cfn.json target/template.auth-off.cfn.json
-echo "template checks: sam validate --lint, cfn-lint on the translated template (auth on, with scopes, off) and the access checks passed"
+.venv/bin/python tests/deploy/check_monitoring.py template.yaml target/template.cfn.json
+echo "template checks: sam validate --lint, cfn-lint on the translated template (auth on, with scopes, off), the access checks and the monitoring checks passed"

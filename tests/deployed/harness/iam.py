@@ -16,6 +16,11 @@ MANAGED = {
     "AWSLambdaSQSQueueExecutionRole": [
         {"Effect": "Allow", "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"], "Resource": "*"}
     ],
+    # Every function's, with `Tracing: Active` (Lambda itself sends the traces: the functions
+    # make no X-Ray call of their own).
+    "AWSXrayWriteOnlyAccess": [
+        {"Effect": "Allow", "Action": ["xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets", "xray:GetSamplingStatisticSummaries"], "Resource": "*"}
+    ],
 }
 
 
