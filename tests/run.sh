@@ -30,6 +30,8 @@ source tests/services.sh
 start_services
 # The moto launcher above answers as moto's own server does (its speed-ups change no answer).
 .venv/bin/python shared/store-dynamodb/moto/check_launcher.py
+# The AWS operator's dead-letter command (infra/aws/dead-letters) against that moto server.
+.venv/bin/python -m pytest -q -p no:cacheprovider infra/aws
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

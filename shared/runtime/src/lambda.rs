@@ -1,32 +1,55 @@
-//! Every Lambda function's main, whatever the service: JSON logs, then one of
+//! Every Lambda function's main, whatever the service: JSON logs and EMF metrics
+//! ([`init_telemetry`]), then one of
 //!
 //! - [`serve_http`]: an axum router behind API Gateway (the same router the local server serves),
 //!   its callers named by the JWT authorizer's claims when `AGORA_AUTH` is `jwt-authorizer`
 //!   ([`http_app`]);
 //! - [`serve_sqs`]: an SQS event source whose records a [`WorkHandler`] handles one by one, with
-//!   partial batch failures (a record to retry is redelivered alone, and dead-lettered after the
-//!   queue's `maxReceiveCount`);
+//!   partial batch failures (a record to retry is redelivered alone; on its last receive, the
+//!   queue's `maxReceiveCount`, it is dead-lettered with its reason: [`crate::dead_letters`]);
 //! - [`serve_event`]: any other event (EventBridge, Scheduler), as JSON, to an async function;
 //! - [`serve_sqs_and_events`]: both, for a function with an SQS event source that is invoked
 //!   otherwise too (a service's timer queue and its one-shot schedules and sweep).
+//!
+//! Each request runs in its trace ([`agora_http::trace`], the trace id API Gateway's request id)
+//! and each SQS record in the trace its sender gave it (the message attribute
+//! [`agora_telemetry::trace::ATTRIBUTE`]), inside a `work` span; every log line is JSON with the
+//! fields of its spans, the Lambda runtime's `requestId` among them. The metrics recorded during an
+//! invocation are written as CloudWatch EMF lines when it ends.
 
 use agora_auth::{AuthError, ClaimRules};
 use agora_http::access::Identity;
 use agora_ports::{WorkHandler, WorkOutcome};
-use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
+use agora_telemetry::{names, trace};
+use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use futures::future::join_all;
 use lambda_runtime::{service_fn, LambdaEvent};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::future::Future;
 use std::sync::Arc;
+use tracing::Instrument;
 
 pub use lambda_runtime::Error;
 
-/// JSON logs, level from `RUST_LOG` (default `info`).
-pub fn init_tracing() {
+/// JSON logs, level from `RUST_LOG` (default `info`), each line with the fields of every span it
+/// is in (`spans`: the runtime's `requestId`, the work's `trace_id`, the flow's ids); and the
+/// EMF recorder of the metrics ([`flush_metrics`] after each invocation).
+pub fn init_telemetry() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let _ = tracing_subscriber::fmt().json().with_env_filter(filter).with_current_span(false).without_time().try_init();
+    let _ =
+        tracing_subscriber::fmt().json().with_env_filter(filter).with_current_span(false).with_span_list(true).without_time().try_init();
+    if let Err(e) = agora_telemetry::emf::install() {
+        tracing::warn!(error = %e, "metrics are off");
+    }
+}
+
+/// Writes the metrics recorded since the last flush as EMF lines on stdout (nothing when the
+/// recorder is not installed or nothing was recorded).
+pub fn flush_metrics() {
+    if let Ok(emf) = agora_telemetry::emf::install() {
+        emf.flush();
+    }
 }
 
 /// Environment variable: `jwt-authorizer` when API Gateway's JWT authorizer guards every route
@@ -48,13 +71,31 @@ pub fn auth_from_env() -> Result<Option<ClaimRules>, Error> {
 /// authorizer's claims in its API Gateway request context ([`identity_of`]); without, the
 /// routes trust the ids in requests (logged once).
 pub fn http_app(router: axum::Router, rules: Option<ClaimRules>) -> axum::Router {
-    match rules {
+    let router = match rules {
         Some(rules) => router.layer(axum::middleware::from_fn_with_state(Arc::new(rules), identify)),
         None => {
             tracing::warn!("{AUTH_ENV} is off: the routes trust the subject ids in requests");
             router
         }
+    };
+    // Outermost first: the request id read, then the request in its trace, then the route.
+    router.layer(axum::middleware::from_fn(agora_http::trace::trace_requests)).layer(axum::middleware::from_fn(front_door_id))
+}
+
+/// Middleware: API Gateway's request id as the request's trace id
+/// ([`agora_http::trace::FrontDoorId`]); and the invocation's metrics flushed once it is answered.
+async fn front_door_id(mut request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let id = match request.extensions().get::<lambda_http::request::RequestContext>() {
+        Some(lambda_http::request::RequestContext::ApiGatewayV2(c)) => c.request_id.clone(),
+        Some(lambda_http::request::RequestContext::ApiGatewayV1(c)) => c.request_id.clone(),
+        _ => None,
+    };
+    if let Some(id) = id {
+        request.extensions_mut().insert(agora_http::trace::FrontDoorId(id));
     }
+    let response = next.run(request).await;
+    flush_metrics();
+    response
 }
 
 /// Serves `router` through API Gateway ([`http_app`] with [`auth_from_env`]).
@@ -115,27 +156,64 @@ pub fn batch_response(failed: impl IntoIterator<Item = String>) -> SqsBatchRespo
     response
 }
 
-/// Handles a batch: every record at once, each answered by `handler`; the records to retry are
-/// the batch item failures.
+/// Handles a batch: every record at once, each answered by `handler` in its trace and span
+/// ([`handle_record`]); the records to retry are the batch item failures.
 pub async fn handle_batch(handler: &dyn WorkHandler, event: SqsEvent) -> SqsBatchResponse {
-    let outcomes = join_all(event.records.iter().map(|r| handler.handle(r.body.as_deref().unwrap_or_default()))).await;
-    let failed = event.records.iter().zip(outcomes).filter_map(|(record, outcome)| match outcome {
-        // SQS redelivers either after the queue's visibility timeout, which is longer than any
-        // lease a busy piece of work waits for.
-        WorkOutcome::Retry(reason) | WorkOutcome::Busy { reason, .. } => {
-            tracing::warn!(message_id = ?record.message_id, %reason, "work will be redelivered");
-            Some(record.message_id.clone().unwrap_or_default())
-        }
-        WorkOutcome::Done => None,
-    });
-    batch_response(failed)
+    let outcomes = join_all(event.records.iter().map(|record| handle_record(handler, record))).await;
+    let redeliver = event.records.iter().zip(outcomes).filter(|(_, redeliver)| *redeliver);
+    batch_response(redeliver.map(|(record, _)| record.message_id.clone().unwrap_or_default()))
+}
+
+/// Handles one record in the trace its sender gave it (a new one when it has none), inside a
+/// `work` span with the trace id, the queue's name and the message id; counts it by queue and
+/// outcome. True when SQS must deliver it again. A record to retry on its last receive goes to the
+/// dead-letter queue with its reason ([`crate::dead_letters::set_aside`]) and is done.
+async fn handle_record(handler: &dyn WorkHandler, record: &SqsMessage) -> bool {
+    let trace_id = record
+        .message_attributes
+        .get(trace::ATTRIBUTE)
+        .and_then(|a| a.string_value.as_deref())
+        .and_then(trace::accept)
+        .map(str::to_owned)
+        .unwrap_or_else(trace::new_id);
+    let queue = queue_name(record.event_source_arn.as_deref());
+    let span = tracing::info_span!("work", trace_id = %trace_id, queue, message_id = record.message_id.as_deref().unwrap_or_default());
+    let work = async {
+        let outcome = handler.handle(record.body.as_deref().unwrap_or_default()).await;
+        let dead_lettered = match &outcome {
+            WorkOutcome::Retry(reason) => crate::dead_letters::set_aside(record, reason).await,
+            _ => false,
+        };
+        let (counted, redeliver) = match &outcome {
+            _ if dead_lettered => ("dead_lettered", false),
+            // SQS redelivers either after the queue's visibility timeout, which is longer than
+            // any lease a busy piece of work waits for.
+            WorkOutcome::Retry(reason) | WorkOutcome::Busy { reason, .. } => {
+                tracing::warn!(%reason, "work will be redelivered");
+                (if matches!(outcome, WorkOutcome::Retry(_)) { "retried" } else { "busy" }, true)
+            }
+            WorkOutcome::Done => ("done", false),
+        };
+        metrics::counter!(names::WORK_ITEMS, "queue" => queue.to_owned(), "outcome" => counted).increment(1);
+        redeliver
+    };
+    trace::scope(&trace_id, work.instrument(span)).await
+}
+
+/// A queue's name from its ARN (`arn:aws:sqs:<region>:<account>:<name>`): the last part.
+fn queue_name(arn: Option<&str>) -> &str {
+    arn.and_then(|arn| arn.rsplit(':').next()).filter(|name| !name.is_empty()).unwrap_or("unknown")
 }
 
 /// Serves an SQS event source with `handler` (see [`handle_batch`]).
 pub async fn serve_sqs(handler: Arc<dyn WorkHandler>) -> Result<(), Error> {
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {
         let handler = handler.clone();
-        async move { Ok::<SqsBatchResponse, Error>(handle_batch(handler.as_ref(), event.payload).await) }
+        async move {
+            let response = handle_batch(handler.as_ref(), event.payload).await;
+            flush_metrics();
+            Ok::<SqsBatchResponse, Error>(response)
+        }
     }))
     .await
 }
@@ -164,10 +242,12 @@ where
     lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
         let (queue, handle) = (queue.clone(), handle.clone());
         async move {
-            match sqs_batch(&event.payload) {
+            let answer = match sqs_batch(&event.payload) {
                 Some(batch) => Ok(serde_json::to_value(handle_batch(queue.as_ref(), batch?).await)?),
                 None => Ok::<serde_json::Value, Error>(serde_json::to_value(handle(event.payload).await?)?),
-            }
+            };
+            flush_metrics();
+            answer
         }
     }))
     .await
@@ -184,7 +264,11 @@ where
     let handle = Arc::new(handle);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<E>| {
         let handle = handle.clone();
-        async move { handle(event.payload).await }
+        async move {
+            let answer = handle(event.payload).await;
+            flush_metrics();
+            answer
+        }
     }))
     .await
 }

@@ -13,6 +13,8 @@
 //! | `AGORA_EVENT_BUS`, `AGORA_EVENT_SOURCE` | EventBridge bus and source | `default`, the service's (`agora.voting`) |
 
 #[cfg(feature = "lambda")]
+pub mod dead_letters;
+#[cfg(feature = "lambda")]
 pub mod lambda;
 
 use agora_aws::Warmup;
