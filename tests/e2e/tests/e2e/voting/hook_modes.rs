@@ -36,11 +36,15 @@ fn log_buffer() -> &'static Arc<Mutex<Vec<u8>>> {
     LOGS.get_or_init(|| {
         let buf = Arc::new(Mutex::new(Vec::new()));
         let writer = LogBuf(buf.clone());
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
-            .with_ansi(false)
-            .with_writer(move || writer.clone())
-            .try_init();
+        // Warnings and errors, each with the spans it is in (and their ids): every span is
+        // enabled, so that the flows' ids are on the line without repeating them by hand.
+        use tracing_subscriber::filter::{filter_fn, LevelFilter};
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        use tracing_subscriber::Layer;
+        let warnings = filter_fn(|m| m.is_span() || *m.level() <= LevelFilter::WARN);
+        let lines = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone()).with_filter(warnings);
+        let _ = tracing_subscriber::registry().with(lines).try_init();
         buf
     })
 }
