@@ -51,7 +51,7 @@ def test_a_vote_is_one_trace_across_the_queue_and_each_invocation_prints_its_met
     wait_status(d, task, "started", admin)
     status, answer, headers = d.request("POST", "/submit-vote", vote(task, "voter-ops-1", "agent-translator-01"), token=admin)
     assert (status, answer) == (200, {"status": "accepted", "qualified": True})
-    trace = headers.get("x-agora-trace-id")
+    trace = next((v for k, v in headers.items() if k.lower() == "x-agora-trace-id"), None)
     assert trace, f"the answer names its trace: {headers}"
     wait_status(d, task, "complete", admin)
 
