@@ -4,12 +4,11 @@
 
 use agora_delegate::HttpDelegate;
 use agora_ports::{Delegate, DelegateError, DelegateRequest};
+use agora_telemetry::testing::record;
 use agora_telemetry::{names, trace};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use metrics_util::MetricKind;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -51,38 +50,15 @@ async fn a_call_carries_the_trace_id_of_the_work_it_is_made_for() {
 
 #[test]
 fn every_call_is_counted_by_outcome_with_its_duration() {
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    metrics::with_local_recorder(&recorder, || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(async {
-            let base = server().await;
-            assert!(submit(&delegate(&base)).await.is_ok());
-            assert!(submit(&delegate(&base)).await.is_ok());
-            assert!(matches!(submit(&delegate(&format!("{base}/down"))).await, Err(DelegateError::Refused { status: 502, .. })));
-            assert!(matches!(submit(&HttpDelegate::not_configured()).await, Err(DelegateError::NotConfigured)));
-        })
+    let recorded = record(|| async {
+        let base = server().await;
+        assert!(submit(&delegate(&base)).await.is_ok());
+        assert!(submit(&delegate(&base)).await.is_ok());
+        assert!(matches!(submit(&delegate(&format!("{base}/down"))).await, Err(DelegateError::Refused { status: 502, .. })));
+        assert!(matches!(submit(&HttpDelegate::not_configured()).await, Err(DelegateError::NotConfigured)));
     });
-    let recorded: Vec<_> = snapshotter.snapshot().into_vec();
-    let calls = |outcome: &str| {
-        recorded.iter().find_map(|(key, _, _, value)| {
-            let labels: Vec<(&str, &str)> = key.key().labels().map(|l| (l.key(), l.value())).collect();
-            match value {
-                DebugValue::Counter(n)
-                    if key.kind() == MetricKind::Counter
-                        && key.key().name() == names::DELEGATE_CALLS
-                        && labels == [("outcome", outcome)] =>
-                {
-                    Some(*n)
-                }
-                _ => None,
-            }
-        })
-    };
+    let calls = |outcome| recorded.counter(names::DELEGATE_CALLS, &[("outcome", outcome)]);
     assert_eq!((calls("ok"), calls("failed")), (Some(2), Some(2)));
-    let seconds = recorded.iter().find_map(|(key, _, _, value)| match value {
-        DebugValue::Histogram(values) if key.key().name() == names::DELEGATE_CALL_SECONDS => Some(values.len()),
-        _ => None,
-    });
+    let seconds = recorded.histogram(names::DELEGATE_CALL_SECONDS, &[]).map(|s| s.len());
     assert_eq!(seconds, Some(4));
 }

@@ -101,8 +101,7 @@ impl<B: Builtins> Hooks<B> {
 mod tests {
     use super::*;
     use crate::NoRemote;
-    use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
-    use metrics_util::MetricKind;
+    use agora_telemetry::testing::record;
 
     /// One hook, two rules: `ok` answers an object, `boom` fails.
     struct Rules;
@@ -127,69 +126,30 @@ mod tests {
         }
     }
 
-    /// One recorded metric: its kind, name, labels and value.
-    type Recorded = (MetricKind, String, Vec<(String, String)>, DebugValue);
-
-    /// What a recorder was given.
-    fn recorded(snapshotter: &Snapshotter) -> Vec<Recorded> {
-        let metrics = snapshotter.snapshot().into_vec().into_iter().map(|(key, _, _, value)| {
-            let (kind, key) = key.into_parts();
-            let labels = key.labels().map(|l| (l.key().to_owned(), l.value().to_owned())).collect();
-            (kind, key.name().to_owned(), labels, value)
-        });
-        metrics.collect()
-    }
-
-    fn labels(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
-
     #[test]
     fn every_call_is_counted_by_mode_and_outcome_with_its_duration() {
-        let recorder = DebuggingRecorder::new();
-        let snapshotter = recorder.snapshotter();
         let hooks = Hooks::new(Rules, Arc::new(NoRemote));
         let input = serde_json::json!({});
-        metrics::with_local_recorder(&recorder, || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            runtime.block_on(async {
-                let run = |id: &str| {
-                    let spec = FunctionSpec::from_id(id);
-                    let (hooks, input) = (&hooks, &input);
-                    async move { hooks.run((), &spec, "task-1", input).await }
-                };
-                assert!(run("builtin:ok").await.is_ok());
-                assert!(run("builtin:ok").await.is_ok());
-                assert!(matches!(run("builtin:boom").await, Err(HookError::Rule(_))));
-                // A remote mode this deployment cannot run: a failed call of its mode.
-                assert!(matches!(run("http://127.0.0.1:9/hook").await, Err(HookError::Unavailable(_))));
-                // Not configured: no call is made, none is counted.
-                assert!(matches!(run("").await, Err(HookError::NotConfigured)));
-            })
+        let recorded = record(|| async {
+            let run = |id: &str| {
+                let spec = FunctionSpec::from_id(id);
+                let (hooks, input) = (&hooks, &input);
+                async move { hooks.run((), &spec, "task-1", input).await }
+            };
+            assert!(run("builtin:ok").await.is_ok());
+            assert!(run("builtin:ok").await.is_ok());
+            assert!(matches!(run("builtin:boom").await, Err(HookError::Rule(_))));
+            // A remote mode this deployment cannot run: a failed call of its mode.
+            assert!(matches!(run("http://127.0.0.1:9/hook").await, Err(HookError::Unavailable(_))));
+            // Not configured: no call is made, none is counted.
+            assert!(matches!(run("").await, Err(HookError::NotConfigured)));
         });
-        let recorded = recorded(&snapshotter);
-        let calls = |mode, outcome| {
-            recorded.iter().find_map(|(kind, name, l, value)| match value {
-                DebugValue::Counter(n)
-                    if *kind == MetricKind::Counter
-                        && name == names::HOOK_CALLS
-                        && *l == labels(&[("mode", mode), ("outcome", outcome)]) =>
-                {
-                    Some(*n)
-                }
-                _ => None,
-            })
-        };
+        let calls = |mode, outcome| recorded.counter(names::HOOK_CALLS, &[("mode", mode), ("outcome", outcome)]);
         assert_eq!(calls("builtin", "ok"), Some(2));
         assert_eq!(calls("builtin", "failed"), Some(1));
         assert_eq!(calls("http", "failed"), Some(1));
         assert_eq!(calls("http", "ok"), None);
-        let seconds = |mode| {
-            recorded.iter().find_map(|(_, name, l, value)| match value {
-                DebugValue::Histogram(values) if name == names::HOOK_CALL_SECONDS && *l == labels(&[("mode", mode)]) => Some(values.len()),
-                _ => None,
-            })
-        };
+        let seconds = |mode| recorded.histogram(names::HOOK_CALL_SECONDS, &[("mode", mode)]).map(|s| s.len());
         assert_eq!((seconds("builtin"), seconds("http")), (Some(3), Some(1)));
     }
 }

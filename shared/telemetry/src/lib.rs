@@ -5,7 +5,8 @@
 //! - [`names`]: the metrics the flows record through the `metrics` facade, with their labels
 //!   (the template's dashboard reads the same names);
 //! - the exporters: [`prometheus`] (feature `prometheus`, the local server's `GET /metrics`) and
-//!   [`emf`] (feature `emf`, one CloudWatch Embedded Metric Format line per Lambda invocation).
+//!   [`emf`] (feature `emf`, one CloudWatch Embedded Metric Format line per Lambda invocation);
+//! - [`testing`] (feature `testing`): what a piece of work recorded, for tests.
 
 pub mod names;
 pub mod trace;
@@ -14,3 +15,5 @@ pub mod trace;
 pub mod emf;
 #[cfg(feature = "prometheus")]
 pub mod prometheus;
+#[cfg(feature = "testing")]
+pub mod testing;

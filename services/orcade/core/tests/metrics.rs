@@ -8,38 +8,10 @@ use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, Script
 use agora_store::memory::MemoryStore;
 use agora_store::StoreError;
 use agora_telemetry::names;
+use agora_telemetry::testing::record;
 use chrono::{TimeZone, Utc};
-use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 use serde_json::{json, Value};
-use std::future::Future;
 use std::sync::Arc;
-
-/// One recorded metric: its name, labels and value.
-type Recorded = (String, Vec<(String, String)>, DebugValue);
-
-/// What `work` recorded.
-fn recorded<F: Future>(work: impl FnOnce() -> F) -> Vec<Recorded> {
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    metrics::with_local_recorder(&recorder, || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(work())
-    });
-    let metrics = snapshotter.snapshot().into_vec().into_iter().map(|(key, _, _, value)| {
-        let key = key.key();
-        (key.name().to_owned(), key.labels().map(|l| (l.key().to_owned(), l.value().to_owned())).collect(), value)
-    });
-    metrics.collect()
-}
-
-/// The counter `name` with exactly `labels`, if it was recorded.
-fn counter(recorded: &[Recorded], name: &str, labels: &[(&str, &str)]) -> Option<u64> {
-    let labels: Vec<(String, String)> = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    recorded.iter().find_map(|(n, l, value)| match value {
-        DebugValue::Counter(count) if n == name && *l == labels => Some(*count),
-        _ => None,
-    })
-}
 
 fn bid(subject: &str, price: f64, confidence: f64) -> Value {
     json!({"bid_subject_id": subject, "bid_data": {"price_usd": price, "confidence": confidence}})
@@ -47,7 +19,7 @@ fn bid(subject: &str, price: f64, confidence: f64) -> Value {
 
 #[test]
 fn bids_are_counted_stored_or_refused_by_kind_and_the_evaluation_with_its_seconds() {
-    let recorded = recorded(|| async {
+    let recorded = record(|| async {
         let ports = Ports {
             store: Arc::new(MemoryStore::new(ORCADE_DB).expect("store")),
             hooks: orcade_hooks(Arc::new(NoRemote)),
@@ -85,18 +57,15 @@ fn bids_are_counted_stored_or_refused_by_kind_and_the_evaluation_with_its_second
         // A store error the flows do not handle, converted once.
         let _ = OrcadeError::from(StoreError::Backend("down".into()));
     });
-    assert_eq!(counter(&recorded, names::BIDS_ACCEPTED, &[]), Some(2));
-    let refused = |reason| counter(&recorded, names::BIDS_REFUSED, &[("reason", reason)]);
+    assert_eq!(recorded.counter(names::BIDS_ACCEPTED, &[]), Some(2));
+    let refused = |reason| recorded.counter(names::BIDS_REFUSED, &[("reason", reason)]);
     assert_eq!(
         [refused("pqt_refused"), refused("duplicate"), refused("not_on_roster"), refused("not_found")],
         [Some(1), Some(1), Some(1), Some(1)]
     );
-    let evaluations = |outcome| counter(&recorded, names::EVALUATIONS, &[("service", "orcade"), ("outcome", outcome)]);
+    let evaluations = |outcome| recorded.counter(names::EVALUATIONS, &[("service", "orcade"), ("outcome", outcome)]);
     assert_eq!((evaluations("resolved"), evaluations("already_evaluated")), (Some(1), Some(1)));
-    let seconds = recorded.iter().find_map(|(n, _, value)| match value {
-        DebugValue::Histogram(values) if n == names::EVALUATION_SECONDS => Some(values.len()),
-        _ => None,
-    });
+    let seconds = recorded.histogram(names::EVALUATION_SECONDS, &[("service", "orcade")]).map(|s| s.len());
     assert_eq!(seconds, Some(1), "the one evaluation that ran");
-    assert_eq!(counter(&recorded, names::STORE_ERRORS, &[("kind", "backend")]), Some(1));
+    assert_eq!(recorded.counter(names::STORE_ERRORS, &[("kind", "backend")]), Some(1));
 }

@@ -8,40 +8,12 @@ use agora_ports::{WorkHandler, WorkOutcome};
 use agora_store::memory::MemoryStore;
 use agora_store::StoreError;
 use agora_telemetry::names;
+use agora_telemetry::testing::record;
 use agora_voting_core::work::evaluation_request;
 use agora_voting_core::{voting_hooks, EvaluationWork, NoChangeListener, Ports, Settings, Voting, VotingError, VOTING_DB};
 use chrono::{TimeZone, Utc};
-use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 use serde_json::{json, Value};
-use std::future::Future;
 use std::sync::Arc;
-
-/// One recorded metric: its name, labels and value.
-type Recorded = (String, Vec<(String, String)>, DebugValue);
-
-/// What `work` recorded.
-fn recorded<F: Future>(work: impl FnOnce() -> F) -> Vec<Recorded> {
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    metrics::with_local_recorder(&recorder, || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(work())
-    });
-    let metrics = snapshotter.snapshot().into_vec().into_iter().map(|(key, _, _, value)| {
-        let key = key.key();
-        (key.name().to_owned(), key.labels().map(|l| (l.key().to_owned(), l.value().to_owned())).collect(), value)
-    });
-    metrics.collect()
-}
-
-/// The counter `name` with exactly `labels`, if it was recorded.
-fn counter(recorded: &[Recorded], name: &str, labels: &[(&str, &str)]) -> Option<u64> {
-    let labels: Vec<(String, String)> = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    recorded.iter().find_map(|(n, l, value)| match value {
-        DebugValue::Counter(count) if n == name && *l == labels => Some(*count),
-        _ => None,
-    })
-}
 
 /// The spec's private example task (three reviewers, three translators, builtin hooks).
 fn example() -> Value {
@@ -57,7 +29,7 @@ fn vote(task: &str, voter: &str, option: &str) -> Value {
 
 #[test]
 fn votes_are_counted_accepted_by_verdict_and_refused_by_kind_and_the_evaluation_with_its_seconds() {
-    let recorded = recorded(|| async {
+    let recorded = record(|| async {
         let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 10, 22, 9, 30, 0).unwrap()));
         let ports = Ports {
             store: Arc::new(MemoryStore::new(VOTING_DB).expect("store")),
@@ -91,20 +63,17 @@ fn votes_are_counted_accepted_by_verdict_and_refused_by_kind_and_the_evaluation_
         // A store error the flows do not handle, converted once.
         let _ = VotingError::from(StoreError::Backend("down".into()));
     });
-    let accepted = |qualified| counter(&recorded, names::VOTES_ACCEPTED, &[("qualified", qualified)]);
+    let accepted = |qualified| recorded.counter(names::VOTES_ACCEPTED, &[("qualified", qualified)]);
     assert_eq!((accepted("true"), accepted("false")), (Some(2), Some(1)));
-    let refused = |reason| counter(&recorded, names::VOTES_REFUSED, &[("reason", reason)]);
+    let refused = |reason| recorded.counter(names::VOTES_REFUSED, &[("reason", reason)]);
     assert_eq!(
         [refused("not_started"), refused("not_a_member"), refused("duplicate"), refused("bad_request")],
         [Some(1), Some(1), Some(1), Some(1)]
     );
-    let evaluations = |outcome| counter(&recorded, names::EVALUATIONS, &[("service", "voting"), ("outcome", outcome)]);
+    let evaluations = |outcome| recorded.counter(names::EVALUATIONS, &[("service", "voting"), ("outcome", outcome)]);
     assert_eq!((evaluations("completed"), evaluations("already_complete")), (Some(1), Some(1)));
     // The seconds of the one evaluation that ran.
-    let seconds = recorded.iter().find_map(|(n, _, value)| match value {
-        DebugValue::Histogram(values) if n == names::EVALUATION_SECONDS => Some(values.len()),
-        _ => None,
-    });
+    let seconds = recorded.histogram(names::EVALUATION_SECONDS, &[("service", "voting")]).map(|s| s.len());
     assert_eq!(seconds, Some(1));
-    assert_eq!(counter(&recorded, names::STORE_ERRORS, &[("kind", "backend")]), Some(1));
+    assert_eq!(recorded.counter(names::STORE_ERRORS, &[("kind", "backend")]), Some(1));
 }
