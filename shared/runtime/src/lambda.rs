@@ -180,19 +180,20 @@ async fn handle_record(handler: &dyn WorkHandler, record: &SqsMessage) -> bool {
     let span = tracing::info_span!("work", trace_id = %trace_id, queue, message_id = record.message_id.as_deref().unwrap_or_default());
     let work = async {
         let outcome = handler.handle(record.body.as_deref().unwrap_or_default()).await;
-        let dead_lettered = match &outcome {
-            WorkOutcome::Retry(reason) => crate::dead_letters::set_aside(record, reason).await,
-            _ => false,
-        };
+        // SQS redelivers work to retry after the queue's visibility timeout, which is longer than
+        // any lease a busy piece of work waits for; on its last receive, the consumer sets it
+        // aside on the dead-letter queue itself, with its reason.
         let (counted, redeliver) = match &outcome {
-            _ if dead_lettered => ("dead_lettered", false),
-            // SQS redelivers either after the queue's visibility timeout, which is longer than
-            // any lease a busy piece of work waits for.
-            WorkOutcome::Retry(reason) | WorkOutcome::Busy { reason, .. } => {
-                tracing::warn!(%reason, "work will be redelivered");
-                (if matches!(outcome, WorkOutcome::Retry(_)) { "retried" } else { "busy" }, true)
-            }
             WorkOutcome::Done => ("done", false),
+            WorkOutcome::Retry(reason) if crate::dead_letters::set_aside(record, reason).await => ("dead_lettered", false),
+            WorkOutcome::Retry(reason) => {
+                tracing::warn!(%reason, "work will be redelivered");
+                ("retried", true)
+            }
+            WorkOutcome::Busy { reason, .. } => {
+                tracing::warn!(%reason, "work will be redelivered");
+                ("busy", true)
+            }
         };
         metrics::counter!(names::WORK_ITEMS, "queue" => queue.to_owned(), "outcome" => counted).increment(1);
         redeliver
@@ -202,7 +203,7 @@ async fn handle_record(handler: &dyn WorkHandler, record: &SqsMessage) -> bool {
 
 /// A queue's name from its ARN (`arn:aws:sqs:<region>:<account>:<name>`): the last part.
 fn queue_name(arn: Option<&str>) -> &str {
-    arn.and_then(|arn| arn.rsplit(':').next()).filter(|name| !name.is_empty()).unwrap_or("unknown")
+    arn.and_then(crate::dead_letters::queue_of_arn).map_or("unknown", |(_, name)| name)
 }
 
 /// Serves an SQS event source with `handler` (see [`handle_batch`]).
