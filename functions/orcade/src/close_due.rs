@@ -1,12 +1,12 @@
 //! `orcade-close-due`: fed by the close timer queue (an open job's close timer `close-<bid_job_id>`
 //! at its `bid_job_closes_at`, whose body is `{"bid_job_id": "..."}`,
-//! `agora_orcade_core::work::close_request`; see `agora_aws::timers`), fired by the job's one-shot
-//! EventBridge Scheduler schedule (the same timer, a minute or more early for a close more than
-//! 15 minutes ahead: it goes back to the timer queue for the rest of its wait) and by the
-//! `rate(1 minute)` sweep rule (a scheduled event). A timer closes its job if it is due; the
-//! sweep closes every due open job whose timer did not, then runs the repair sweep (jobs whose
-//! bids closed them but that are still open, and closed jobs whose evaluation is neither applied,
-//! under way nor queued). Each job is closed once, whichever comes first.
+//! `agora_orcade_core::messages::close_request`; see `agora_aws::timers`), fired by the job's
+//! one-shot EventBridge Scheduler schedule (the same timer, a minute or more early for a close more
+//! than 15 minutes ahead: it goes back to the timer queue for the rest of its wait) and by the
+//! `rate(1 minute)` sweep rule (a scheduled event). A timer closes its job if it is due; the sweep
+//! closes every due open job whose timer did not, then runs the repair sweep (jobs whose bids
+//! closed them but that are still open, and closed jobs whose evaluation is neither applied, under
+//! way nor queued). Each job is closed once, whichever comes first.
 
 use agora_aws::{Arrival, TimerTarget, Timers};
 use agora_orcade_core::ports::WorkOutcome;
@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn close_events() {
         let cases = [
-            (agora_orcade_core::work::close_request("job-1"), CloseRequest::Job("job-1".into())),
+            (agora_orcade_core::messages::close_request("job-1"), CloseRequest::Job("job-1".into())),
             (json!({"bid_job_id": " job-1 "}), CloseRequest::Job("job-1".into())),
             (
                 json!({

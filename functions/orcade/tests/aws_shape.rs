@@ -12,7 +12,7 @@
 
 use agora_e2e::lambda::{self, handle_redelivered as deliver_redelivered, required_env, take_batch};
 use agora_e2e::StubServer;
-use agora_orcade_core::work::close_schedule_name;
+use agora_orcade_core::messages::close_schedule_name;
 use agora_orcade_core::{DeliveryWork, EvaluationWork};
 use agora_orcade_functions::close_due::DueClose;
 use agora_orcade_functions::{close_due, wiring, HttpFunction};
@@ -187,7 +187,7 @@ async fn bid_jobs_run_through_the_lambda_functions_on_moto_and_mongodb() {
     assert!(scheduler.get_schedule().group_name(&group).name(close_schedule_name(&open_id)).send().await.is_err(), "no schedule");
     assert_eq!(functions.call("POST", &format!("/bid-jobs/{open_id}/bids"), Some(bid("o1", 5.0, 0.9))).await.0, 201);
     // A plain close request (a schedule made before timers) before the time closes nothing.
-    let plain = agora_orcade_core::work::close_request(&open_id);
+    let plain = agora_orcade_core::messages::close_request(&open_id);
     assert_eq!(close_due::handle(&closer, &repairer, &timers, &plain).await.expect("close-due"), json!({"closed": []}), "not due yet");
     let closes_at = chrono::DateTime::parse_from_rfc3339(open["data"]["bid_job_closes_at"].as_str().expect("closes_at")).expect("time");
     let mut batch = take_batch(&sqs, &close_timers).await;

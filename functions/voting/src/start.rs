@@ -1,10 +1,11 @@
 //! `voting-start-tasks`: fed by the start timer queue (a task's start timer, whose body is
-//! `{"social_task_id": "..."}`, `agora_voting_core::work::start_request`; see `agora_aws::timers`),
-//! fired by a task's one-shot EventBridge Scheduler schedule (the same timer, a minute or more
-//! early for a start more than 15 minutes ahead: it goes back to the timer queue for the rest of
-//! its wait) and by the `rate(1 minute)` sweep rule (a scheduled event). All go through the same
-//! core flow, which starts a task once. The sweep also runs the repair sweep, which requests
-//! again the evaluation of every stalled started task (`agora_voting_core::flows::repair`).
+//! `{"social_task_id": "..."}`, `agora_voting_core::messages::start_request`; see
+//! `agora_aws::timers`), fired by a task's one-shot EventBridge Scheduler schedule (the same timer,
+//! a minute or more early for a start more than 15 minutes ahead: it goes back to the timer queue
+//! for the rest of its wait) and by the `rate(1 minute)` sweep rule (a scheduled event). All go
+//! through the same core flow, which starts a task once. The sweep also runs the repair sweep,
+//! which requests again the evaluation of every stalled started task
+//! (`agora_voting_core::flows::repair`).
 
 use agora_aws::{Arrival, TimerTarget, Timers};
 use agora_voting_core::{Repairer, StartOutcome, Starter, VotingError, WorkOutcome};
@@ -95,7 +96,7 @@ mod tests {
         let cases = [
             (json!({"social_task_id": "task_0a1b2c3d"}), StartRequest::Task("task_0a1b2c3d".into())),
             (json!({"social_task_id": " task_0a1b2c3d "}), StartRequest::Task("task_0a1b2c3d".into())),
-            (agora_voting_core::work::start_request("task_0a1b2c3d"), StartRequest::Task("task_0a1b2c3d".into())),
+            (agora_voting_core::messages::start_request("task_0a1b2c3d"), StartRequest::Task("task_0a1b2c3d".into())),
             // The EventBridge rule of the `rate(1 minute)` sweep.
             (
                 json!({

@@ -149,7 +149,7 @@ async fn a_task_runs_through_the_lambda_handlers_on_moto_and_mongodb() {
     assert_eq!(timer_messages.len(), 1, "one start timer");
     let timer: Value = serde_json::from_str(timer_messages[0].body.as_deref().expect("body")).expect("timer JSON");
     assert_eq!(timer["body"], json!({"social_task_id": id}));
-    assert_eq!(timer["timer"]["name"], json!(agora_voting_core::work::start_schedule_name(&id)));
+    assert_eq!(timer["timer"]["name"], json!(agora_voting_core::messages::start_schedule_name(&id)));
     let batch: SqsEvent = serde_json::from_value(json!({"Records": [sqs_record(&timer_messages[0], "start-timers")]})).expect("SQS event");
     assert!(agora_runtime::lambda::handle_batch(&due_starts, batch).await.batch_item_failures.is_empty());
     assert_eq!(call_http(&voting, Flow::Queries, "GET", &format!("/get-status/{id}"), None).await.1, json!({"status": "started"}));
@@ -226,7 +226,7 @@ async fn a_start_an_hour_ahead_gets_a_schedule_a_minute_early(
     let (status, created) = call_http(voting, Flow::CreateTask, "POST", "/submit-social-choice-task", Some(request)).await;
     assert_eq!(status, 201, "{created}");
     let id = created["social_task_id"].as_str().expect("id").to_owned();
-    let name = agora_voting_core::work::start_schedule_name(&id);
+    let name = agora_voting_core::messages::start_schedule_name(&id);
     let schedule = scheduler.get_schedule().group_name(group).name(&name).send().await.expect("schedule");
     let early = agora_aws::timers::plan(chrono::Utc::now(), due);
     let agora_aws::timers::Plan::Schedule(at) = early else { panic!("{early:?}") };

@@ -138,7 +138,7 @@ fn bodies(messages: &[aws_sdk_sqs::types::Message]) -> Vec<Value> {
 }
 
 async fn subscription(voting: &Voting, connection_id: &str) -> Option<Subscription> {
-    let doc = voting.repo().store().get(LIVE_SUBSCRIPTIONS, connection_id).await.expect("store");
+    let doc = voting.ports().store.get(LIVE_SUBSCRIPTIONS, connection_id).await.expect("store");
     doc.map(|d| serde_json::from_str(d.get()).expect("subscription"))
 }
 

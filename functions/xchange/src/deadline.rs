@@ -7,8 +7,8 @@
 //! as it is, so a timer that fires twice, or after the outcome, changes nothing.
 
 use agora_aws::{Arrival, TimerTarget, Timers};
+use agora_xchange_core::messages::parse_deadline;
 use agora_xchange_core::ports::WorkOutcome;
-use agora_xchange_core::work::parse_deadline;
 use agora_xchange_core::{Bidder, Settle, XchangeError};
 use async_trait::async_trait;
 use serde_json::{json, Value};

@@ -24,7 +24,7 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 async fn remaining(server: &Server) -> u64 {
-    let store = server.running.xchange.repo().store().clone();
+    let store = server.running.xchange.ports().store.clone();
     store.count(agora_xchange_schema::TASKS, &Filter::must(json!({"task_assignment_status": {"$ne": "completed"}})), None).await.unwrap()
 }
 

@@ -110,7 +110,7 @@ pub struct Closing {
 
 impl Closing {
     pub fn new(repo: Repo, evaluations: Arc<dyn WorkQueue>, clock: Arc<dyn Clock>, leases: RequestLeases) -> Self {
-        Self { claims: Claims::new(repo.store().clone()), repo, evaluations, clock, leases }
+        Self { claims: repo.claims(), repo, evaluations, clock, leases }
     }
 
     /// Fences the job's bids, then closes it if it is open (writing an open job's final roster
@@ -123,7 +123,7 @@ impl Closing {
         self.repo.mark_pending(id, self.clock.now()).await?;
         // Fenced first, so without reading the counter (a later fence by the evaluator or the
         // repair sweep reads it, and leaves a fenced shard as it is).
-        bid_counter(job).increment_all(self.repo.store().as_ref(), FENCE).await?;
+        self.repo.fence_bids(job).await?;
         let roster = match job.bid_job_mode {
             BidJobMode::Open => Some(self.repo.open_roster(id).await?),
             BidJobMode::Closed | BidJobMode::Mixed => None,
@@ -141,21 +141,13 @@ impl Closing {
     /// Raises each shard of the job's bid counter past every limit, unless it is fenced already
     /// (a closer that died half-way through the shards left the others unfenced).
     pub async fn fence(&self, job: &BidJob) -> Result<(), OrcadeError> {
-        let (counter, store) = (bid_counter(job), self.repo.store().as_ref());
-        let values = counter.values(store).await?;
-        let unfenced = values.iter().enumerate().filter(|(_, v)| !on_file(**v).1);
-        futures::future::try_join_all(unfenced.map(|(i, _)| {
-            let shard = counter.shard_name(i);
-            async move { store.increment(&shard, FENCE).await }
-        }))
-        .await?;
-        Ok(())
+        self.repo.fence_unfenced_bids(job).await
     }
 
     /// Queues the job's evaluation and records the request on the long lease.
     pub async fn request(&self, job: &BidJob) -> Result<(), OrcadeError> {
         let id = job.bid_job_id.as_str();
-        let body = crate::work::evaluation_request(id);
+        let body = crate::messages::evaluation_request(id);
         self.evaluations
             .send(id, &body, std::time::Duration::ZERO)
             .await

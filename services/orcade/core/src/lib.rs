@@ -59,13 +59,14 @@
 //! * **Resolution events are Xchange's.** A job's resolution event (`bid_job_resolved`, on the
 //!   resolutions queue, which is Xchange's bidding-outcome queue) is sent only for a job whose
 //!   `bid_job_metadata.xchange` is an object: the mark Xchange's bidding mode sets on each job
-//!   it opens ([`work::RESOLUTION_MARK`]). Other jobs are resolved without a word to Xchange.
+//!   it opens ([`messages::RESOLUTION_MARK`]). Other jobs are resolved without a word to Xchange.
 
 pub mod closing;
 pub mod error;
 pub mod flows;
 pub mod hooks;
 pub mod incarnation;
+pub mod messages;
 pub mod ports;
 pub mod repo;
 pub mod service;
@@ -83,6 +84,7 @@ pub use flows::evaluate::{EvaluationOutcome, Evaluator};
 pub use flows::query::{Queries, TagMatch};
 pub use flows::repair::{Repairer, Stall};
 pub use hooks::{orcade_hooks, OrcadeBuiltins, OrcadeHooks, OrcadeInput};
+pub use messages::{announces_resolution, Delivery, RESOLUTION_MARK};
 pub use repo::{Decision, EvaluationRecord, Repo};
 pub use service::{Orcade, Ports, Settings};
-pub use work::{announces_resolution, Delivery, DeliveryWork, EvaluationWork, RESOLUTION_MARK};
+pub use work::{DeliveryWork, EvaluationWork};

@@ -18,8 +18,9 @@ use agora_filter::Filter;
 use agora_orcade_schema::storage::{BIDS, BID_JOBS, BID_TASK_RESULTS, CLAIMS, PENDING_EVALUATIONS};
 use agora_orcade_schema::time::format_utc_micros;
 use agora_orcade_schema::{Bid, BidJob, BidJobStatus, BidTaskResult};
+use agora_store::claims::Claims;
 use agora_store::sharded::ShardCounted;
-use agora_store::{to_json, Change, DocumentStore, Json, StoreError, Uncounted};
+use agora_store::{to_json, Change, DocStream, DocumentStore, Json, Page, StoreError, Uncounted};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -95,8 +96,10 @@ impl Repo {
         Self { store }
     }
 
-    pub fn store(&self) -> &Arc<dyn DocumentStore> {
-        &self.store
+    /// The claims in this database's claims collection: the leases a flow holds while it works
+    /// on a job or a delivery (and the record of a job's evaluation request, [`crate::closing`]).
+    pub fn claims(&self) -> Claims {
+        Claims::new(self.store.clone())
     }
 
     // Jobs.
@@ -169,7 +172,7 @@ impl Repo {
             self.delete_bid(&bid.bid_id).await?;
         }
         for result in decode_all::<BidTaskResult>(&self.results_raw(id).await?)? {
-            let delivery_id = crate::work::Delivery::id_of(result.task_type, &key, &result.bid_subject_id);
+            let delivery_id = crate::messages::Delivery::id_of(result.task_type, &key, &result.bid_subject_id);
             self.store.delete(CLAIMS, &delivered_key(&delivery_id), &Filter::all()).await?;
             self.store.delete(BID_TASK_RESULTS, &result.bid_task_result_id, &Filter::all()).await?;
         }
@@ -196,6 +199,28 @@ impl Repo {
         let counter = crate::closing::bid_counter(job);
         let shard = counter.shard_for(&bid.bid_subject_id);
         Ok(counter.delete(self.store.as_ref(), BIDS, &bid.bid_id, shard, Some(crate::closing::FENCED_AT)).await?)
+    }
+
+    /// Raises every shard of the job's bid counter by [`crate::closing::FENCE`], without reading
+    /// it: from then on no bid of the job is stored or withdrawn (see [`crate::closing`]).
+    pub async fn fence_bids(&self, job: &BidJob) -> Result<(), OrcadeError> {
+        crate::closing::bid_counter(job).increment_all(self.store.as_ref(), crate::closing::FENCE).await?;
+        Ok(())
+    }
+
+    /// Raises each shard of the job's bid counter that is not fenced yet by
+    /// [`crate::closing::FENCE`], leaving a fenced shard as it is (a closer that died half-way
+    /// through the shards left the others unfenced).
+    pub async fn fence_unfenced_bids(&self, job: &BidJob) -> Result<(), OrcadeError> {
+        let (counter, store) = (crate::closing::bid_counter(job), self.store.as_ref());
+        let values = counter.values(store).await?;
+        let unfenced = values.iter().enumerate().filter(|(_, v)| !crate::closing::on_file(**v).1);
+        futures::future::try_join_all(unfenced.map(|(i, _)| {
+            let shard = counter.shard_name(i);
+            async move { store.increment(&shard, crate::closing::FENCE).await }
+        }))
+        .await?;
+        Ok(())
     }
 
     /// How many bids of the job are on file, and whether its counter is fenced: the sum of the
@@ -316,5 +341,10 @@ impl Repo {
     /// Documents of `collection` matching `filter`.
     pub async fn find(&self, collection: &str, filter: &Filter) -> Result<Vec<Json>, OrcadeError> {
         Ok(self.store.find(collection, filter).await?)
+    }
+
+    /// The `page` of the documents of `collection` matching `filter`, streamed.
+    pub async fn stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, OrcadeError> {
+        Ok(self.store.find_stream(collection, filter, page).await?)
     }
 }

@@ -26,13 +26,13 @@ pub struct Ports {
     pub hooks: OrcadeHooks,
     /// Where evaluation requests go ([`crate::work`]).
     pub evaluations: Arc<dyn WorkQueue>,
-    /// Where delegate round trips go ([`crate::work::Delivery`]).
+    /// Where delegate round trips go ([`crate::messages::Delivery`]).
     pub deliveries: Arc<dyn WorkQueue>,
     pub delegate: Arc<dyn Delegate>,
     pub clock: Arc<dyn Clock>,
     /// One-shot closes at `bid_job_closes_at`; the close sweep closes due jobs anyway.
     pub scheduler: Arc<dyn OneShotSchedules>,
-    /// Where resolution events go ([`crate::work::resolution_event`]); nowhere by default.
+    /// Where resolution events go ([`crate::messages::resolution_event`]); nowhere by default.
     pub resolutions: Arc<dyn WorkQueue>,
 }
 

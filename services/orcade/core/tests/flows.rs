@@ -5,7 +5,7 @@ use agora_auth::Caller;
 use agora_filter::Filter;
 use agora_hooks::{Call, HookError, NoRemote, Remote};
 use agora_orcade_core::incarnation::JobKey;
-use agora_orcade_core::work::{close_request, close_schedule_name, evaluation_request, RESOLUTION_MARK};
+use agora_orcade_core::messages::{close_request, close_schedule_name, evaluation_request, RESOLUTION_MARK};
 use agora_orcade_core::{
     orcade_hooks, Decision, Delivery, DeliveryOutcome, EvaluationOutcome, Orcade, OrcadeError, Ports, Settings, Stall, TagMatch, ORCADE_DB,
 };

@@ -4,7 +4,7 @@
 use crate::error::VotingError;
 use agora_filter::Filter;
 use agora_store::sharded::ShardCounted;
-use agora_store::{to_json, Change, DocumentStore, Json, StoreError};
+use agora_store::{to_json, Change, DocStream, DocumentStore, Json, Page, StoreError};
 use agora_voting_schema::collections::{EVALUATION_INPUTS, SUBJECT_SPECS, TASKS, VOTES};
 use agora_voting_schema::time::format_datetime;
 use agora_voting_schema::TaskStatus;
@@ -28,10 +28,6 @@ impl Repo {
         Self { store }
     }
 
-    pub fn store(&self) -> &Arc<dyn DocumentStore> {
-        &self.store
-    }
-
     /// Stores a task's three documents together (§1.2 step 1).
     pub async fn insert_bundle(&self, b: &TaskBundle) -> Result<(), StoreError> {
         self.store
@@ -51,14 +47,24 @@ impl Repo {
         self.task_raw(id).await?.map(|d| decode(&d)).transpose()
     }
 
+    /// A task's subject spec as stored, if it has one.
+    pub async fn subject_spec_raw(&self, id: &str) -> Result<Option<Json>, VotingError> {
+        Ok(self.store.get(SUBJECT_SPECS, id).await?)
+    }
+
     pub async fn subject_spec(&self, id: &str) -> Result<SocialChoiceSubjectSpecInput, VotingError> {
-        let doc = self.store.get(SUBJECT_SPECS, id).await?;
+        let doc = self.subject_spec_raw(id).await?;
         let doc = doc.ok_or_else(|| VotingError::internal(format!("task {id} has no subject spec")))?;
         decode(&doc)
     }
 
+    /// A task's evaluation input as stored, if it has one.
+    pub async fn evaluation_input_raw(&self, id: &str) -> Result<Option<Json>, VotingError> {
+        Ok(self.store.get(EVALUATION_INPUTS, id).await?)
+    }
+
     pub async fn evaluation_input(&self, id: &str) -> Result<SocialChoiceEvaluationInput, VotingError> {
-        let doc = self.store.get(EVALUATION_INPUTS, id).await?;
+        let doc = self.evaluation_input_raw(id).await?;
         let doc = doc.ok_or_else(|| VotingError::internal(format!("task {id} has no evaluation input")))?;
         decode(&doc)
     }
@@ -118,6 +124,11 @@ impl Repo {
     /// Every vote of a task, qualified or not.
     pub async fn all_votes_raw(&self, task_id: &str) -> Result<Vec<Json>, VotingError> {
         Ok(self.store.find(VOTES, &Filter::must(json!({"social_task_id": task_id}))).await?)
+    }
+
+    /// The `page` of the documents of `collection` matching `filter`, streamed.
+    pub async fn stream(&self, collection: &str, filter: &Filter, page: Page) -> Result<DocStream, VotingError> {
+        Ok(self.store.find_stream(collection, filter, page).await?)
     }
 
     /// Stores a qualified vote of `task` and raises one shard of the task's count of qualified

@@ -9,7 +9,7 @@ use agora_store::claims::{Claim, Claims};
 use agora_store::memory::MemoryStore;
 use agora_store::sharded::{ShardCounted, ShardedCounter};
 use agora_store::{Counted, DocumentStore};
-use agora_voting_core::work::{evaluation_request, start_request, start_schedule_name};
+use agora_voting_core::messages::{evaluation_request, start_request, start_schedule_name};
 use agora_voting_core::{
     voting_hooks, EvaluationOutcome, EvaluationWork, NoChangeListener, Ports, Settings, Stall, StartOutcome, Voting, VotingError, VOTING_DB,
 };

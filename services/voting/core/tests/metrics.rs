@@ -9,7 +9,7 @@ use agora_store::memory::MemoryStore;
 use agora_store::StoreError;
 use agora_telemetry::names;
 use agora_telemetry::testing::record;
-use agora_voting_core::work::evaluation_request;
+use agora_voting_core::messages::evaluation_request;
 use agora_voting_core::{voting_hooks, EvaluationWork, NoChangeListener, Ports, Settings, Voting, VotingError, VOTING_DB};
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};

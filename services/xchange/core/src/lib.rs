@@ -41,6 +41,7 @@
 pub mod error;
 pub mod flows;
 pub mod hooks;
+pub mod messages;
 pub mod ports;
 pub mod repo;
 pub mod service;
@@ -54,7 +55,8 @@ pub use flows::intake::TaskIntake;
 pub use flows::query::Queries;
 pub use flows::subjects::Subjects;
 pub use hooks::{xchange_hooks, Hook, XchangeBuiltins, XchangeHooks, XchangeInput};
+pub use messages::Assignment;
 pub use ports::{BidOutcome, Bidding, BiddingError, NoBidding};
 pub use repo::Repo;
 pub use service::{Ports, Settings, Xchange};
-pub use work::{Assignment, AssignmentWork, BiddingOutcomeWork};
+pub use work::{AssignmentWork, BiddingOutcomeWork};

@@ -15,7 +15,7 @@
 
 use crate::error::XchangeError;
 use agora_filter::Filter;
-use agora_store::claims::COLLECTION as CLAIMS_COLLECTION;
+use agora_store::claims::{Claims, COLLECTION as CLAIMS_COLLECTION};
 use agora_store::{to_json, Change, DocStream, DocumentStore, Json, Page, StoreError};
 use agora_xchange_schema::{ExchangeSubject, ExchangeTask, TaskStatus, SUBJECTS, TASKS};
 use chrono::{DateTime, Utc};
@@ -79,8 +79,10 @@ impl Repo {
         Self { store }
     }
 
-    pub fn store(&self) -> &Arc<dyn DocumentStore> {
-        &self.store
+    /// The claims in this database's claims collection: the lease a worker holds on a task
+    /// while it assigns it.
+    pub fn claims(&self) -> Claims {
+        Claims::new(self.store.clone())
     }
 
     // Tasks.

@@ -21,7 +21,7 @@ pub struct Ports {
     /// The exchange's database (`exchange_{EXCHANGE_ID}`).
     pub store: Arc<dyn DocumentStore>,
     pub hooks: XchangeHooks,
-    /// Where assignments and bidding polls go ([`crate::work::Assignment`]).
+    /// Where assignments and bidding polls go ([`crate::messages::Assignment`]).
     pub assignments: Arc<dyn WorkQueue>,
     pub delegate: Arc<dyn Delegate>,
     /// Orcade, for bidding mode.
@@ -88,6 +88,7 @@ impl Settings {
 /// The Xchange service: every flow, wired from one set of ports (the local server, tests).
 #[derive(Clone)]
 pub struct Xchange {
+    ports: Ports,
     repo: Repo,
     intake: TaskIntake,
     subjects: Subjects,
@@ -124,7 +125,12 @@ impl Xchange {
             ),
             bidder,
             repo,
+            ports,
         }
+    }
+
+    pub fn ports(&self) -> &Ports {
+        &self.ports
     }
 
     pub fn repo(&self) -> &Repo {

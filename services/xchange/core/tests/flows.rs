@@ -4,6 +4,7 @@
 use agora_ports::fakes::{ManualClock, RecordingQueue, RecordingSchedules, ScriptedDelegate, StallsFirst};
 use agora_ports::{DelegateError, WorkHandler, WorkOutcome};
 use agora_store::memory::MemoryStore;
+use agora_store::DocumentStore;
 use agora_xchange_core::{
     xchange_hooks, AssignOutcome, Assignment, BidOutcome, Bidding, BiddingError, BiddingLimits, Ports, Settings, Settle, Xchange, JOB_MARK,
 };
@@ -35,6 +36,8 @@ impl Bidding for FakeOrcade {
 
 struct Flows {
     xchange: Xchange,
+    /// The store the flows were built on, for flows built again on it.
+    store: Arc<dyn DocumentStore>,
     queue: Arc<RecordingQueue>,
     clock: Arc<ManualClock>,
     delegate: Arc<ScriptedDelegate>,
@@ -51,9 +54,9 @@ fn flows() -> Flows {
     }));
     let orcade = Arc::new(FakeOrcade::default());
     let schedules = Arc::new(RecordingSchedules::default());
-    let store = Arc::new(MemoryStore::new(exchange_db(DEFAULT_EXCHANGE_ID)).expect("store"));
+    let store: Arc<dyn DocumentStore> = Arc::new(MemoryStore::new(exchange_db(DEFAULT_EXCHANGE_ID)).expect("store"));
     let ports = Ports {
-        store,
+        store: store.clone(),
         hooks: xchange_hooks(Arc::new(agora_hooks::NoRemote)),
         assignments: queue.clone(),
         delegate: delegate.clone(),
@@ -63,7 +66,7 @@ fn flows() -> Flows {
         exchange_id: "ex-1".into(),
     };
     let limits = BiddingLimits { timeout: Duration::from_secs(60), ..BiddingLimits::default() };
-    Flows { xchange: Xchange::new(ports, Settings::new(Duration::from_secs(30), limits)), queue, clock, delegate, orcade, schedules }
+    Flows { xchange: Xchange::new(ports, Settings::new(Duration::from_secs(30), limits)), store, queue, clock, delegate, orcade, schedules }
 }
 
 async fn submit(f: &Flows, body: Value) -> String {
@@ -376,9 +379,8 @@ async fn a_job_read_through_spec_routes_closed_with_accepted_bids_waits_for_its_
 
 /// The flows of `f` again, with other bidding limits (same ports).
 fn with_limits(f: &Flows, limits: BiddingLimits) -> Xchange {
-    let store = f.xchange.repo().store().clone();
     let ports = Ports {
-        store,
+        store: f.store.clone(),
         hooks: xchange_hooks(Arc::new(agora_hooks::NoRemote)),
         assignments: f.queue.clone(),
         delegate: f.delegate.clone(),
@@ -424,7 +426,7 @@ async fn every_selector_gets_the_task_s_parameters() {
     let remote = Arc::new(RecordingRemote::default());
     let f = flows();
     let ports = Ports {
-        store: f.xchange.repo().store().clone(),
+        store: f.store.clone(),
         hooks: xchange_hooks(remote.clone()),
         assignments: f.queue.clone(),
         delegate: f.delegate.clone(),

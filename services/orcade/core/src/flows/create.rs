@@ -1,15 +1,15 @@
 //! Create a job (`POST /bid-jobs`, §3): parsed with the rules' catalogue, its hooks checked,
 //! stored; then a closed or mixed job's `bid_request` deliveries are queued (one per roster
-//! subject, through one fan-out item on the delivery queue, [`crate::work::BidRequests`]: the
+//! subject, through one fan-out item on the delivery queue, [`crate::messages::BidRequests`]: the
 //! request writes the job and that item whatever the roster, and the delegate is never called
 //! inline), and
 //! an open job with a time limit gets its one-shot close at `bid_job_closes_at`.
 
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
+use crate::messages::{close_request, close_schedule_name};
 use crate::ports::{Clock, OneShotSchedules, WorkQueue};
 use crate::repo::Repo;
-use crate::work::{close_request, close_schedule_name};
 use agora_orcade_rules::Catalogue;
 use agora_orcade_schema::{new_id, parse_create_request, BidJob};
 use agora_store::StoreError;
@@ -68,7 +68,7 @@ impl JobCreator {
     /// Queues one `bid_request` per roster subject of a closed or mixed job.
     async fn request_bids(&self, job: &BidJob) {
         if job.bid_job_mode.has_fixed_roster() {
-            crate::work::request_bids(self.deliveries.as_ref(), job, None).await;
+            crate::messages::request_bids(self.deliveries.as_ref(), job, None).await;
         }
     }
 

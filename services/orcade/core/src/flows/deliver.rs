@@ -17,9 +17,9 @@
 //! delivery meanwhile is retried later; a dead worker's lease runs out).
 
 use crate::error::OrcadeError;
+use crate::messages::Delivery;
 use crate::ports::{Clock, Delegate, DelegateRequest, NoListener, WorkQueue};
 use crate::repo::Repo;
-use crate::work::Delivery;
 use agora_orcade_schema::{new_id, BidJob, BidTaskResult, Entity, TaskType};
 use agora_store::claims::{Claims, Lease};
 use agora_store::StoreError;
@@ -50,7 +50,7 @@ pub struct Deliverer {
     clock: Arc<dyn Clock>,
     lease: chrono::Duration,
     resolutions: Arc<dyn WorkQueue>,
-    /// The delivery queue itself, where a fan-out item's deliveries go ([`crate::work::BidRequests`]).
+    /// The delivery queue itself, where a fan-out item's deliveries go ([`crate::messages::BidRequests`]).
     deliveries: Option<Arc<dyn WorkQueue>>,
 }
 
@@ -65,7 +65,7 @@ fn task_data(d: &Delivery, job: &BidJob) -> Value {
 impl Deliverer {
     pub fn new(repo: Repo, delegate: Arc<dyn Delegate>, clock: Arc<dyn Clock>, lease: chrono::Duration) -> Self {
         let resolutions = Arc::new(NoListener);
-        Self { claims: Claims::new(repo.store().clone()), repo, delegate, clock, lease, resolutions, deliveries: None }
+        Self { claims: repo.claims(), repo, delegate, clock, lease, resolutions, deliveries: None }
     }
 
     /// Queues a fan-out item's deliveries on `deliveries` (the queue this deliverer serves).
@@ -87,7 +87,7 @@ impl Deliverer {
     }
 
     /// Sends the job's resolution event once its `bid_winner` result is stored, for a job that
-    /// carries the listener's mark ([`crate::work::RESOLUTION_MARK`]).
+    /// carries the listener's mark ([`crate::messages::RESOLUTION_MARK`]).
     pub fn with_resolutions(mut self, resolutions: Arc<dyn WorkQueue>) -> Self {
         self.resolutions = resolutions;
         self
@@ -111,7 +111,7 @@ impl Deliverer {
                 None => self.repo.job(&d.bid_job_id).await,
             };
             match job {
-                Ok(Some(job)) => crate::work::announce_resolution(self.resolutions.as_ref(), &job).await,
+                Ok(Some(job)) => crate::messages::announce_resolution(self.resolutions.as_ref(), &job).await,
                 Ok(None) => {}
                 Err(e) => {
                     tracing::warn!(error = %e, "job not read: no resolution event; listeners find the outcome by polling")

@@ -24,7 +24,7 @@
 //! for that member's bid again); once closed or evaluated, 409 saying which. A bid whose job is
 //! gone is simply deleted.
 
-use crate::closing::{bid_counter, Closing, FENCE};
+use crate::closing::Closing;
 use crate::error::OrcadeError;
 use crate::hooks::OrcadeHooks;
 use crate::ports::WorkQueue;
@@ -107,7 +107,7 @@ impl Edits {
         }
         tracing::info!(members = roster.len(), "roster replaced");
         let new_members: Vec<String> = roster.iter().filter(|s| !job.has_subject(s)).cloned().collect();
-        crate::work::request_bids(self.deliveries.as_ref(), job, Some(&new_members)).await;
+        crate::messages::request_bids(self.deliveries.as_ref(), job, Some(&new_members)).await;
         let (n, _) = self.repo.bids_on_file(job).await?;
         if n >= roster.len() as i64 {
             self.closing.close(job, "every member of the new roster has a bid on file").await?;
@@ -137,7 +137,7 @@ impl Edits {
         // The fence first: from here on no bid of it is stored or withdrawn. Then what is its,
         // and the job last, so that a delete cut short leaves the job to be deleted again (its
         // id cannot be taken by a new job while the old one's bids are still on file).
-        bid_counter(&job).increment_all(self.repo.store().as_ref(), FENCE).await?;
+        self.repo.fence_bids(&job).await?;
         self.repo.remove_job_records(&job).await?;
         if !self.repo.delete_job(&job).await? {
             return Err(OrcadeError::UnknownJob(id.to_owned()));

@@ -18,9 +18,9 @@ use crate::closing::{evaluate_claim, Closing};
 use crate::error::OrcadeError;
 use crate::hooks::{output_of, OrcadeHooks, OrcadeInput};
 use crate::incarnation::JobKey;
+use crate::messages::Delivery;
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::{Decision, Repo};
-use crate::work::Delivery;
 use agora_orcade_schema::{BidJob, BidJobStatus, Evaluation, EvaluatorInput, Hook};
 use agora_store::claims::Claims;
 use std::sync::Arc;
@@ -85,21 +85,12 @@ impl Evaluator {
         closing: Closing,
         lease: chrono::Duration,
     ) -> Self {
-        Self {
-            claims: Claims::new(repo.store().clone()),
-            repo,
-            hooks,
-            deliveries,
-            clock,
-            closing,
-            lease,
-            resolutions: Arc::new(crate::ports::NoListener),
-        }
+        Self { claims: repo.claims(), repo, hooks, deliveries, clock, closing, lease, resolutions: Arc::new(crate::ports::NoListener) }
     }
 
     /// Sends a resolution event for each job evaluated with no winner (a winner's is sent once
     /// its `bid_winner` is stored, by the [`crate::Deliverer`]); only for a job that carries the
-    /// listener's mark ([`crate::work::RESOLUTION_MARK`]).
+    /// listener's mark ([`crate::messages::RESOLUTION_MARK`]).
     pub fn with_resolutions(mut self, resolutions: Arc<dyn WorkQueue>) -> Self {
         self.resolutions = resolutions;
         self
@@ -208,7 +199,7 @@ impl Evaluator {
             }
         };
         if !matches!(decision, Decision::Winner { .. }) {
-            crate::work::announce_resolution(self.resolutions.as_ref(), job).await;
+            crate::messages::announce_resolution(self.resolutions.as_ref(), job).await;
         }
         self.repo.mark_applied(job).await?;
         if let Err(e) = self.repo.clear_pending(id).await {

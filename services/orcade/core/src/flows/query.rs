@@ -113,7 +113,7 @@ impl Queries {
     /// The `page` of a filter's matches over one collection, streamed (the filter is checked
     /// before the stream starts, so an unsupported operator is a 400, not a broken body).
     async fn stream(&self, collection: &str, filter: &Value, page: Page) -> Result<DocStream, OrcadeError> {
-        Ok(self.repo.store().find_stream(collection, &filter_of(filter)?, page).await?)
+        self.repo.stream(collection, &filter_of(filter)?, page).await
     }
 
     /// `GET /bid-jobs/by-tags?tags=a,b&match=all|any`: exact, case-sensitive matching. Tags are

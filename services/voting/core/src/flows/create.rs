@@ -2,6 +2,7 @@
 
 use crate::error::VotingError;
 use crate::flows::parse::TaskParser;
+use crate::messages::{start_request, start_schedule_name};
 use crate::ports::OneShotSchedules;
 use crate::repo::Repo;
 use agora_store::StoreError;
@@ -52,7 +53,7 @@ impl TaskCreator {
         let task = &b.task;
         let (Some(at), Some(TaskStatus::Scheduled)) = (task.scheduled_time, task.status()) else { return };
         let id = &task.social_task_id;
-        if let Err(e) = self.schedules.schedule(&crate::work::start_schedule_name(id), at, &crate::work::start_request(id)).await {
+        if let Err(e) = self.schedules.schedule(&start_schedule_name(id), at, &start_request(id)).await {
             tracing::warn!(error = %e, "one-shot start not scheduled; the sweep will start the task");
         }
     }

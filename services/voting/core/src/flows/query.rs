@@ -6,7 +6,7 @@ use crate::error::VotingError;
 use crate::repo::Repo;
 use agora_filter::Filter;
 use agora_store::{to_json, DocStream, Json, Page};
-use agora_voting_schema::collections::{self, EVALUATION_INPUTS, SUBJECT_SPECS};
+use agora_voting_schema::collections;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -103,9 +103,8 @@ impl Queries {
     /// The parts of the task's full bundle, as stored.
     pub async fn bundle_parts(&self, id: &str) -> Result<BundleParts, VotingError> {
         let task = self.task_doc(id).await?;
-        let store = self.repo.store();
-        let subject_spec = store.get(SUBJECT_SPECS, id).await?;
-        let evaluation_input = store.get(EVALUATION_INPUTS, id).await?;
+        let subject_spec = self.repo.subject_spec_raw(id).await?;
+        let evaluation_input = self.repo.evaluation_input_raw(id).await?;
         let votes = self.repo.all_votes_raw(id).await?;
         Ok(BundleParts { task, subject_spec, evaluation_input, votes })
     }
@@ -122,6 +121,6 @@ impl Queries {
             Value::Null => Filter::all(),
             v => Filter::parse(v).map_err(|e| VotingError::InvalidFilter(e.to_string()))?,
         };
-        Ok(self.repo.store().find_stream(collection, &filter, page).await?)
+        self.repo.stream(collection, &filter, page).await
     }
 }

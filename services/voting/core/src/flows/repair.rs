@@ -92,7 +92,7 @@ impl Repairer {
                     return Ok(None);
                 }
                 self.evaluations
-                    .send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO)
+                    .send(id, &crate::messages::evaluation_request(id), std::time::Duration::ZERO)
                     .await
                     .map_err(|e| VotingError::internal_caused("the evaluation request could not be queued", e))?;
                 return Ok(Some(Stall::EvaluatorGone));

@@ -310,7 +310,7 @@ pub(crate) async fn request_evaluation(
 
 /// Sends the evaluation request of a task (a failure logged in the caller's span).
 async fn queue_evaluation(queue: &dyn WorkQueue, id: &str) -> Result<(), VotingError> {
-    queue.send(id, &crate::work::evaluation_request(id), std::time::Duration::ZERO).await.map_err(|e| {
+    queue.send(id, &crate::messages::evaluation_request(id), std::time::Duration::ZERO).await.map_err(|e| {
         tracing::error!(error = %e, "evaluation request not queued; a retried vote or the repair sweep requests it");
         VotingError::internal_caused("the evaluation request could not be queued", e)
     })

@@ -100,7 +100,7 @@ impl Assigner {
         lease: chrono::Duration,
         delegate_timeout: Duration,
     ) -> Self {
-        Self { claims: Claims::new(repo.store().clone()), repo, hooks, delegate, bidder, clock, lease, delegate_timeout }
+        Self { claims: repo.claims(), repo, hooks, delegate, bidder, clock, lease, delegate_timeout }
     }
 
     /// How soon to look again at a task another worker holds: a tenth of the lease, between

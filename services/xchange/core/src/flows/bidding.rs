@@ -9,7 +9,7 @@
 //! **The mark**: the job's `bid_job_metadata` is the task's (`task_assignment.bid_job_metadata`)
 //! with [`JOB_MARK`] set: `"xchange": {"exchange_id": "<EXCHANGE_ID>", "task_id": "<task>"}`
 //! (replacing any `xchange` key the task gave). Orcade sends its resolution event only for a
-//! job that carries it (`agora_orcade_core::work::RESOLUTION_MARK`), so the bidding-outcome
+//! job that carries it (`agora_orcade_core::messages::RESOLUTION_MARK`), so the bidding-outcome
 //! queue hears of this exchange's jobs and of no job someone else opened. An event for a job no
 //! task here has is ignored all the same ([`Bidder::resolved`]).
 //!
@@ -65,9 +65,9 @@
 
 use crate::error::XchangeError;
 use crate::flows::assign::{finish, AssignOutcome};
+use crate::messages::Assignment;
 use crate::ports::{BidOutcome, Bidding, BiddingError, Clock, OneShotSchedules, WorkQueue};
 use crate::repo::{BiddingRecord, Repo};
-use crate::work::Assignment;
 use agora_xchange_schema::{new_id, ExchangeTask, TaskStatus};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

@@ -16,9 +16,9 @@
 
 use crate::error::XchangeError;
 use crate::hooks::{Hook, XchangeHooks, XchangeInput};
+use crate::messages::Assignment;
 use crate::ports::{Clock, WorkQueue};
 use crate::repo::Repo;
-use crate::work::Assignment;
 use agora_schema::HookTarget;
 use agora_store::{Change, StoreError};
 use agora_xchange_rules::Selector;

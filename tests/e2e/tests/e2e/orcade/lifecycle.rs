@@ -4,8 +4,6 @@
 //! created again under a deleted one's id starts clean.
 
 use super::*;
-use agora_orcade_core::closing::{bids_counter, on_file};
-use agora_orcade_core::incarnation::JobKey;
 use futures::future::join_all;
 use reqwest::Method;
 use std::time::Instant;
@@ -15,7 +13,7 @@ async fn on_file_of(server: &Server, id: &str) -> (Vec<Value>, Option<i64>) {
     let repo = server.running.orcade.repo();
     let bids = repo.bids_raw(id).await.expect("bids").iter().map(|b| serde_json::from_str(b.get()).expect("JSON")).collect();
     let counted = match repo.job(id).await.expect("job") {
-        Some(job) => Some(on_file(repo.store().counter(&bids_counter(&JobKey::of(&job))).await.expect("counter")).0),
+        Some(job) => Some(repo.bids_on_file(&job).await.expect("counter").0),
         None => None,
     };
     (bids, counted)
