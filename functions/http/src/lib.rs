@@ -15,14 +15,10 @@ use serde_json::json;
 /// Every service's paths, each taking any method to its service's 405; the rest a 404.
 pub fn router() -> Router {
     let mut router = Router::new();
-    for path in agora_voting_api::PATHS {
-        router = router.route(path, any(agora_voting_api::wrong_method));
-    }
-    for path in agora_orcade_api::PATHS {
-        router = router.route(path, any(agora_orcade_api::wrong_method));
-    }
-    for path in agora_xchange_api::PATHS {
-        router = router.route(path, any(agora_xchange_api::wrong_method));
+    for shell in [&agora_voting_api::SHELL, &agora_orcade_api::SHELL, &agora_xchange_api::SHELL] {
+        for path in shell.paths {
+            router = router.route(path, any(move |method: Method, uri: Uri| async move { shell.wrong_method(&method, &uri) }));
+        }
     }
     router.fallback(no_route)
 }

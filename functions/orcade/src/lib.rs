@@ -15,7 +15,7 @@
 pub mod close_due;
 pub mod wiring;
 
-use agora_orcade_api::{close_routes, create_routes, edit_routes, query_routes, submit_routes, with_fallbacks};
+use agora_orcade_api::{close_routes, create_routes, edit_routes, query_routes, submit_routes};
 
 /// The HTTP functions, each a set of routes on the HTTP API (template.yaml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl HttpFunction {
             HttpFunction::SubmitBid => submit_routes(wiring::intake_from_env().await?),
             HttpFunction::Queries => query_routes(wiring::queries_from_env().await?),
         };
-        Ok(with_fallbacks(routes))
+        Ok(agora_orcade_api::SHELL.with_fallbacks(routes))
     }
 }
 

@@ -17,5 +17,5 @@ pub async fn serve_http(flow: Flow) -> Result<(), agora_runtime::lambda::Error> 
         Flow::SubmitVote => agora_voting_api::vote_routes(wiring::intake_from_env().await?),
         Flow::Queries => agora_voting_api::query_routes(wiring::queries_from_env().await?),
     };
-    agora_runtime::lambda::serve_http(agora_voting_api::with_fallbacks(routes)).await
+    agora_runtime::lambda::serve_http(agora_voting_api::SHELL.with_fallbacks(routes)).await
 }

@@ -15,7 +15,7 @@
 pub mod deadline;
 pub mod wiring;
 
-use agora_xchange_api::{query_routes, subject_routes, submit_routes, with_fallbacks};
+use agora_xchange_api::{query_routes, subject_routes, submit_routes};
 
 /// The HTTP functions, each a set of routes on the HTTP API (template.yaml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl HttpFunction {
             HttpFunction::Subjects => subject_routes(wiring::subjects_from_env().await?),
             HttpFunction::Queries => query_routes(wiring::queries_from_env().await?),
         };
-        Ok(with_fallbacks(routes))
+        Ok(agora_xchange_api::SHELL.with_fallbacks(routes))
     }
 }
 

@@ -26,11 +26,10 @@ pub use config::Config;
 
 use agora_hooks::Remote;
 use agora_hooks_remote::RemoteHooks;
+use agora_http::shell::{Mounted, Services};
 use agora_orcade_core::Orcade;
 use agora_voting_core::Voting;
 use agora_xchange_core::Xchange;
-use axum::extract::Request;
-use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use inbox::LocalInbox;
@@ -201,24 +200,25 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let orcade = orcade::wire(&platform, config, resolutions).await?;
     let xchange = xchange::wire(&platform, config, &orcade.orcade, orcade.delegate.clone(), outcomes).await?;
 
-    let mut app = agora_voting_api::with_limits(voting.routes)
-        .merge(orcade.routes)
-        .merge(xchange.routes)
-        .merge(inbox::router(platform.inbox.clone()))
+    // The services, each answering its own paths' refusals in its own shape; voting's, the
+    // first, answers every other path. A service more is a line more here.
+    let services = Services::new([
+        Mounted::new(&agora_voting_api::SHELL, voting.routes),
+        Mounted::new(&agora_orcade_api::SHELL, orcade.routes),
+        Mounted::new(&agora_xchange_api::SHELL, xchange.routes),
+    ]);
+    let mut own = inbox::router(platform.inbox.clone())
         .merge(admin::router(platform.work.clone(), platform.queues.clone()))
         .merge(health::router(platform.work.clone()));
     // Every service's database is open, and the previous run's leases in it ended.
     platform.recovery.finish().await;
     if local_registry {
-        app = app.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
+        own = own.merge(registry::router(config.functions_dir.clone(), remote.policy_runner()));
     }
     let metrics = agora_telemetry::prometheus::install()?;
-    let app = app.route("/metrics", get(move || render_metrics(metrics.clone())));
+    let own = own.route("/metrics", get(move || render_metrics(metrics.clone())));
     // Each request in its trace and span, outside the caller's identification (which logs).
-    let app = app
-        .fallback(no_route)
-        .method_not_allowed_fallback(wrong_method)
-        .layer(axum::middleware::from_fn(agora_http::trace::trace_requests));
+    let app = services.into_router(own).layer(axum::middleware::from_fn(agora_http::trace::trace_requests));
     let app = auth::Identify::new(app, verifier);
     tracing::info!(
         %addr,
@@ -241,53 +241,6 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
 /// `GET /metrics`: every metric of the process as Prometheus text (`agora_telemetry::names`).
 async fn render_metrics(metrics: agora_telemetry::prometheus::PrometheusHandle) -> Response {
     ([(axum::http::header::CONTENT_TYPE, agora_telemetry::prometheus::CONTENT_TYPE)], metrics.render()).into_response()
-}
-
-/// The service whose error shape answers a path: Orcade's and Xchange's have theirs, every
-/// other path gets voting's.
-#[derive(Clone, Copy)]
-enum Shape {
-    Voting,
-    Orcade,
-    Xchange,
-}
-
-fn shape_of(path: &str) -> Shape {
-    if orcade::serves(path) {
-        Shape::Orcade
-    } else if agora_xchange_api::serves(path) {
-        Shape::Xchange
-    } else {
-        Shape::Voting
-    }
-}
-
-/// A path no route serves: a head over the limits is refused as such, else a 404 in the error
-/// shape of the service the path belongs to (voting's for the others).
-async fn no_route(request: Request) -> Response {
-    let shape = shape_of(request.uri().path());
-    let Some((status, message)) = agora_http::limits::head_problem(&request) else {
-        let (method, uri) = (request.method().clone(), request.uri().clone());
-        return match shape {
-            Shape::Orcade => agora_orcade_api::no_route(method, uri).await,
-            Shape::Xchange => agora_xchange_api::no_route(method, uri).await,
-            Shape::Voting => agora_voting_api::no_route(method, uri).await,
-        };
-    };
-    match shape {
-        Shape::Orcade => agora_orcade_api::ApiError::with_status(status, message).into_response(),
-        Shape::Xchange => agora_xchange_api::ApiError::with_status(status, message).into_response(),
-        Shape::Voting => agora_voting_api::ApiError::with_status(status, message).into_response(),
-    }
-}
-
-/// A method the path does not take: a 405 in the error shape of the path's service.
-async fn wrong_method(method: Method, uri: axum::http::Uri) -> Response {
-    match shape_of(uri.path()) {
-        Shape::Orcade => agora_orcade_api::wrong_method(method, uri).await,
-        Shape::Xchange => agora_xchange_api::wrong_method(method, uri).await,
-        Shape::Voting => agora_voting_api::wrong_method(method, uri).await,
-    }
 }
 
 /// Runs `work` every `interval` for ever (a tick missed while it ran waits for the next).

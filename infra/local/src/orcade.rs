@@ -51,7 +51,6 @@ pub async fn wire(platform: &Platform, config: &Config, resolutions: DurableQueu
         true => agora_orcade_api::spec_routes(orcade.clone()),
         false => agora_orcade_api::routes(orcade.clone()),
     };
-    let routes = agora_orcade_api::with_limits(routes);
 
     let retry_delay = Duration::from_millis(config.retry_delay_ms);
     let tasks = vec![
@@ -85,9 +84,4 @@ async fn run_sweep(orcade: Arc<Orcade>, every: Duration) {
         }
     })
     .await
-}
-
-/// Whether `path` is one of Orcade's (its 404 and 405 answers are in its envelope).
-pub fn serves(path: &str) -> bool {
-    ["/bid-jobs", "/bids", "/bid-task-results"].iter().any(|p| path == *p || path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
 }

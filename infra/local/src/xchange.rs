@@ -64,7 +64,7 @@ pub async fn wire(
     ports.exchange_id = exchange_id.to_owned();
     let limits = BiddingLimits { timeout: Duration::from_millis(config.bidding_timeout_ms.max(1)), ..BiddingLimits::default() };
     let xchange = Arc::new(Xchange::new(ports, Settings::new(Duration::from_millis(config.delegate_timeout_ms), limits)));
-    let routes = agora_xchange_api::with_limits(agora_xchange_api::routes(xchange.clone()));
+    let routes = agora_xchange_api::routes(xchange.clone());
     let retry_delay = Duration::from_millis(config.retry_delay_ms);
     let tasks = vec![
         tokio::spawn(queue::run_worker(Arc::new(xchange.assignment_work()), pending_assignments, retry_delay)),

@@ -10,14 +10,20 @@
 //! * [`body`]: a request's body and path segment, read with a refusal for every malformed one;
 //! * [`access`]: who is calling, as the front door said, and the checks that a caller acts only
 //!   as itself;
-//! * [`trace`]: each request as one unit of work, in its trace and its span.
+//! * [`trace`]: each request as one unit of work, in its trace and its span;
+//! * [`shell`]: the service shell: each service's errors in its shape, its checks and fallbacks,
+//!   the router of each flow, several services on one server;
+//! * [`envelope`]: success answers in Orcade's and Xchange's envelope.
 
 pub mod access;
 pub mod body;
+pub mod envelope;
 pub mod limits;
 mod list;
 mod paging;
+pub mod shell;
 pub mod trace;
 
 pub use list::{json_list, CHUNK_BYTES};
 pub use paging::{page_of_query, ParamError, LIMIT, SKIP};
+pub use shell::{ApiError, Flows, Service, ServiceError, Shell};

@@ -19,24 +19,21 @@
 
 use crate::body::{json_body, Body, Segment};
 use crate::error::ApiError;
-use crate::ok_raw;
+use crate::shell::Api;
 use agora_http::access::Access;
+use agora_http::envelope::{ok, ok_doc, ok_docs, ok_list};
+use agora_http::Flows;
 use agora_orcade_core::{BidIntake, Closer, Edits, JobCreator, Orcade, OrcadeError, Queries, TagMatch};
-use agora_store::{DocStream, Json};
-use axum::extract::{DefaultBodyLimit, RawQuery, State};
-use axum::http::{Method, StatusCode, Uri};
+use agora_store::DocStream;
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
 use axum::{Json as JsonResponse, Router};
-use futures::StreamExt;
 use serde_json::json;
 use std::sync::Arc;
 
 type Reply = Result<Response, ApiError>;
-
-/// What a list answer starts and ends with: the envelope around the array.
-const LIST_PREFIX: &str = r#"{"ok":true,"data":["#;
-const LIST_SUFFIX: &str = "]}";
 
 /// The HTTP flows, each its own Lambda function on AWS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +50,10 @@ pub enum Flow {
     Edits,
 }
 
-impl Flow {
-    pub const ALL: [Flow; 5] = [Flow::CreateJob, Flow::CloseJob, Flow::SubmitBid, Flow::Queries, Flow::Edits];
+impl Flows for Flow {
+    type Service = Orcade;
+    type Api = Api;
+    const ALL: &'static [Flow] = &[Flow::CreateJob, Flow::CloseJob, Flow::SubmitBid, Flow::Queries, Flow::Edits];
 
     /// This flow's routes over the service, without fallbacks.
     fn routes(self, orcade: &Orcade) -> Router {
@@ -69,19 +68,19 @@ impl Flow {
 }
 
 /// Every route of §3, without fallbacks: for a server that mounts several services and sets the
-/// fallbacks once ([`with_fallbacks`]).
+/// fallbacks once ([`crate::SHELL`]).
 pub fn routes(orcade: Arc<Orcade>) -> Router {
-    Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(&orcade)))
+    Flow::all_routes(&orcade)
 }
 
 /// Every route of §3 with the fallbacks.
 pub fn router(orcade: Arc<Orcade>) -> Router {
-    with_fallbacks(routes(orcade))
+    Flow::router(&orcade)
 }
 
 /// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
 pub fn flow_router(orcade: Arc<Orcade>, flow: Flow) -> Router {
-    with_fallbacks(flow.routes(&orcade))
+    flow.router_of(&orcade)
 }
 
 /// `POST /bid-jobs` over the create flow, without fallbacks.
@@ -139,47 +138,27 @@ pub fn edit_routes(edits: Edits) -> Router {
         .with_state(edits)
 }
 
-/// The answers to a path no route serves (404) and a method the path does not take (405), in
-/// the envelope, the body limit of every route and the limits on a request's head
-/// ([`crate::limits`]). Set once per server: axum refuses to merge two routers that both have a
-/// fallback.
-pub fn with_fallbacks(router: Router) -> Router {
-    router
-        .fallback(no_route)
-        .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
-        .layer(axum::middleware::from_fn(crate::limits::check_request))
-}
-
-/// The body limit and the limits on a request's head on `router`'s routes only (not on a
-/// fallback): for a server that mounts several services, each with its own error shape.
-pub fn with_limits(router: Router) -> Router {
-    router
-        .route_layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
-        .route_layer(axum::middleware::from_fn(crate::limits::check_request))
-}
-
 // Jobs.
 
 async fn create_job(State(creator): State<JobCreator>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
-    access.claim_field(&mut body, "bid_job_creator_id")?;
+    access.claim_field(&mut body, "bid_job_creator_id").map_err(ApiError::refused)?;
     let job = creator.create_job(&body).await?;
-    Ok((StatusCode::CREATED, enveloped(&job)).into_response())
+    Ok(ok(StatusCode::CREATED, &job))
 }
 
 async fn close_job(State(closer): State<Closer>, access: Access, Segment(id): Segment) -> Reply {
     let job = closer.close_job(&id, access.caller()).await?;
-    Ok(enveloped(&job).into_response())
+    Ok(ok(StatusCode::OK, &job))
 }
 
 async fn get_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
-    Ok(raw(StatusCode::OK, &queries.job(&id).await?))
+    Ok(ok_doc(StatusCode::OK, &queries.job(&id).await?))
 }
 
 async fn patch_job(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
-    Ok(raw(StatusCode::OK, &edits.patch_job(&id, &body, access.caller()).await?))
+    Ok(ok_doc(StatusCode::OK, &edits.patch_job(&id, &body, access.caller()).await?))
 }
 
 async fn delete_job(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
@@ -207,9 +186,9 @@ async fn jobs_by_tags(State(queries): State<Queries>, RawQuery(query): RawQuery)
 
 async fn submit_bid(State(intake): State<BidIntake>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
-    access.claim_field(&mut body, "bid_subject_id")?;
+    access.claim_field(&mut body, "bid_subject_id").map_err(ApiError::refused)?;
     let bid = intake.submit_bid(&id, &body).await?;
-    Ok((StatusCode::CREATED, enveloped(&bid)).into_response())
+    Ok(ok(StatusCode::CREATED, &bid))
 }
 
 async fn bids_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
@@ -217,12 +196,12 @@ async fn bids_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Re
 }
 
 async fn get_bid(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
-    Ok(raw(StatusCode::OK, &queries.bid(&id).await?))
+    Ok(ok_doc(StatusCode::OK, &queries.bid(&id).await?))
 }
 
 async fn patch_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
-    Ok(raw(StatusCode::OK, &edits.patch_bid(&id, &body, access.caller()).await?))
+    Ok(ok_doc(StatusCode::OK, &edits.patch_bid(&id, &body, access.caller()).await?))
 }
 
 async fn delete_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
@@ -248,78 +227,33 @@ async fn evaluation_of_job(State(queries): State<Queries>, Segment(id): Segment)
 // paging through the matches, the answer streamed as the store reads it.
 
 async fn query_jobs(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
-    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_jobs(&filter, page).await?).await
 }
 
 async fn query_bids(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
-    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_bids(&filter, page).await?).await
 }
 
 async fn query_task_results(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
-    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_task_results(&filter, page).await?).await
 }
 
 // Answers.
 
-/// `{"ok": true, "data": <value>}`, the value serialized straight into the body (a job's roster
-/// of thousands of ids is not copied into a JSON tree first).
-fn enveloped<T: serde::Serialize>(value: &T) -> JsonResponse<Enveloped<'_, T>> {
-    JsonResponse(Enveloped { ok: true, data: value })
-}
-
-/// The envelope of a success, as [`enveloped`] writes it.
-#[derive(serde::Serialize)]
-struct Enveloped<'a, T> {
-    ok: bool,
-    data: &'a T,
-}
-
-/// A stored document in the envelope, as stored.
-fn raw(status: StatusCode, doc: &Json) -> Response {
-    ok_raw(status, doc.get())
-}
-
 fn deleted() -> Response {
-    JsonResponse(json!({"ok": true, "data": {"deleted": true}})).into_response()
+    ok(StatusCode::OK, &json!({"deleted": true}))
 }
 
-/// Documents in the envelope's array, as the store streams them (see `agora_http::json_list`):
-/// a failure within the first chunk is a 500 in the envelope, a later one breaks the body.
+/// Documents in the envelope's array, as the store streams them: a failure within the first
+/// chunk is a 500 in the envelope, a later one breaks the body.
 async fn streamed(docs: DocStream) -> Reply {
-    agora_http::json_list(LIST_PREFIX, docs, LIST_SUFFIX).await.map_err(|e| ApiError::from(OrcadeError::from(e)))
+    ok_list(docs).await.map_err(|e| ApiError::from(OrcadeError::from(e)))
 }
 
 /// Documents already read, in the envelope's array (the same bytes as [`streamed`]).
-async fn list(docs: Vec<Json>) -> Reply {
-    streamed(futures::stream::iter(docs.into_iter().map(Ok)).boxed()).await
-}
-
-/// The answer to a path no route serves.
-pub async fn no_route(method: Method, uri: Uri) -> Response {
-    ApiError::with_status(StatusCode::NOT_FOUND, format!("No route for {method} {}", uri.path())).into_response()
-}
-
-/// Every path the service routes, in axum's syntax (as template.yaml's routes write them): a
-/// front door that answers requests no route took (the HTTP API's `$default`) says 405 for
-/// these, in this service's shape.
-pub const PATHS: [&str; 11] = [
-    "/bid-jobs",
-    "/bid-jobs/query",
-    "/bid-jobs/by-tags",
-    "/bid-jobs/{bid_job_id}",
-    "/bid-jobs/{bid_job_id}/close",
-    "/bid-jobs/{bid_job_id}/bids",
-    "/bid-jobs/{bid_job_id}/task-results",
-    "/bid-jobs/{bid_job_id}/evaluation",
-    "/bids/query",
-    "/bids/{bid_id}",
-    "/bid-task-results/query",
-];
-
-/// The answer to a method the path does not take.
-pub async fn wrong_method(method: Method, uri: Uri) -> Response {
-    ApiError::with_status(StatusCode::METHOD_NOT_ALLOWED, format!("Method {method} is not allowed on {}", uri.path())).into_response()
+async fn list(docs: Vec<agora_store::Json>) -> Reply {
+    ok_docs(docs).await.map_err(|e| ApiError::from(OrcadeError::from(e)))
 }

@@ -1,131 +1,67 @@
 //! The one place where flow errors become what a client reads: the HTTP status and the
-//! `{"error": "..."}` wording of §3. The flows' errors are typed (`VotingError`); the words
-//! are the API's. An internal error is logged here with its cause; the client reads only
-//! "Internal server error".
+//! `{"error": "..."}` wording of §3, in one table (the [`ServiceError`] impl below). The flows'
+//! errors are typed (`VotingError`); the words are the API's. An internal error is logged with its
+//! cause (by the platform's shell, `agora_http::shell`); the client reads only "Internal server
+//! error".
 
-use agora_voting_core::VotingError;
+use crate::shell::Api;
+use agora_http::ServiceError;
+use agora_voting_core::{InternalError, VotingError};
 use agora_voting_schema::collections;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde_json::json;
 
-/// An error on its way to the client.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    message: String,
-    error: Option<VotingError>,
-}
+/// An error on its way to the client, in voting's shape.
+pub type ApiError = agora_http::ApiError<VotingError, Api>;
 
-impl From<VotingError> for ApiError {
-    fn from(e: VotingError) -> Self {
-        // A document the store refused is the input's fault (a request's own checks refuse
-        // what a store would, by field, first): a 400 with the store's reason, never a 500.
-        if let VotingError::Internal(cause) = &e {
-            if let Some(reason) = agora_store::StoreError::refused_document_in(cause) {
-                let message = format!("The store refused the document: {reason}");
-                return ApiError { status: StatusCode::BAD_REQUEST, message, error: Some(e) };
+/// Voting's table: the status and wording of §3 for each error.
+impl ServiceError<Api> for VotingError {
+    fn status(&self) -> StatusCode {
+        match self {
+            Self::InvalidTask(_)
+            | Self::UnavailableHooks(_)
+            | Self::InvalidVote(_)
+            | Self::UnknownCollection(_)
+            | Self::InvalidFilter(_)
+            | Self::InvalidQueryParameter { .. } => StatusCode::BAD_REQUEST,
+            Self::UnknownTask => StatusCode::NOT_FOUND,
+            Self::NotAMember => StatusCode::FORBIDDEN,
+            Self::TaskComplete | Self::TaskNotActive | Self::VotingClosed | Self::AlreadyVoted | Self::VoteIdTaken(_) => {
+                StatusCode::CONFLICT
             }
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
-        ApiError { status: status_of(&e), message: wording(&e), error: Some(e) }
-    }
-}
-
-impl ApiError {
-    /// A 400 with `message`.
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::with_status(StatusCode::BAD_REQUEST, message)
     }
 
-    /// An answer of `status` with `message`.
-    pub fn with_status(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError { status, message: message.into(), error: None }
-    }
-
-    /// An error of `POST /submit-vote` (and the vote intake): refusals read
-    /// `Vote rejected: <why>` (§3.3).
-    pub fn vote(e: VotingError) -> Self {
-        let mut answer = ApiError::from(e);
-        if answer.status != StatusCode::INTERNAL_SERVER_ERROR {
-            answer.message = format!("Vote rejected: {}", answer.message);
+    fn wording(&self) -> String {
+        match self {
+            Self::InvalidTask(errors) | Self::InvalidVote(errors) => errors.to_string(),
+            Self::UnavailableHooks(problems) => problems.join("; "),
+            Self::UnknownTask => "Invalid social_task_id.".into(),
+            Self::TaskComplete => "Voting task is complete.".into(),
+            Self::TaskNotActive => "Voting task is not active yet.".into(),
+            Self::NotAMember => "You are not authorized to vote in this private task.".into(),
+            Self::VotingClosed => "Voting has closed for this task.".into(),
+            Self::AlreadyVoted => "Vote already submitted for this task.".into(),
+            Self::VoteIdTaken(id) => format!("vote_id {id} is already used by another vote."),
+            Self::UnknownCollection(c) => format!("Unknown collection {c:?}; allowed: {}", collections::ALL.join(", ")),
+            Self::InvalidFilter(e) => format!("Invalid filter: {e}"),
+            Self::InvalidQueryParameter { name, problem } => format!("Invalid {name}: {problem}"),
+            Self::Internal(_) => "Internal server error".into(),
         }
-        answer
     }
 
-    pub fn status(&self) -> StatusCode {
-        self.status
-    }
-
-    /// What the client reads.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-fn status_of(e: &VotingError) -> StatusCode {
-    match e {
-        VotingError::InvalidTask(_)
-        | VotingError::UnavailableHooks(_)
-        | VotingError::InvalidVote(_)
-        | VotingError::UnknownCollection(_)
-        | VotingError::InvalidFilter(_)
-        | VotingError::InvalidQueryParameter { .. } => StatusCode::BAD_REQUEST,
-        VotingError::UnknownTask => StatusCode::NOT_FOUND,
-        VotingError::NotAMember => StatusCode::FORBIDDEN,
-        VotingError::TaskComplete
-        | VotingError::TaskNotActive
-        | VotingError::VotingClosed
-        | VotingError::AlreadyVoted
-        | VotingError::VoteIdTaken(_) => StatusCode::CONFLICT,
-        VotingError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-/// The wording of §3 for each error.
-fn wording(e: &VotingError) -> String {
-    match e {
-        VotingError::InvalidTask(errors) | VotingError::InvalidVote(errors) => errors.to_string(),
-        VotingError::UnavailableHooks(problems) => problems.join("; "),
-        VotingError::UnknownTask => "Invalid social_task_id.".into(),
-        VotingError::TaskComplete => "Voting task is complete.".into(),
-        VotingError::TaskNotActive => "Voting task is not active yet.".into(),
-        VotingError::NotAMember => "You are not authorized to vote in this private task.".into(),
-        VotingError::VotingClosed => "Voting has closed for this task.".into(),
-        VotingError::AlreadyVoted => "Vote already submitted for this task.".into(),
-        VotingError::VoteIdTaken(id) => format!("vote_id {id} is already used by another vote."),
-        VotingError::UnknownCollection(c) => format!("Unknown collection {c:?}; allowed: {}", collections::ALL.join(", ")),
-        VotingError::InvalidFilter(e) => format!("Invalid filter: {e}"),
-        VotingError::InvalidQueryParameter { name, problem } => format!("Invalid {name}: {problem}"),
-        VotingError::Internal(_) => "Internal server error".into(),
-    }
-}
-
-/// A paging parameter a query route refuses.
-impl From<agora_http::ParamError> for ApiError {
-    fn from(e: agora_http::ParamError) -> Self {
-        ApiError::from(VotingError::InvalidQueryParameter { name: e.name.to_string(), problem: e.problem })
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        match &self.error {
-            Some(VotingError::Internal(cause)) if self.status == StatusCode::INTERNAL_SERVER_ERROR => {
-                tracing::error!(error = %cause, "internal error")
-            }
-            _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
+    fn internal(&self) -> Option<&InternalError> {
+        match self {
+            Self::Internal(cause) => Some(cause),
+            _ => None,
         }
-        (self.status, Json(json!({ "error": self.message }))).into_response()
     }
 }
 
-/// A refusal of the platform's request checks (`agora_http`: a 401, a 403, a 413) in this
-/// service's shape.
-impl From<agora_http::body::Refusal> for ApiError {
-    fn from((status, message): agora_http::body::Refusal) -> Self {
-        ApiError::with_status(status, message)
-    }
+/// An error of `POST /submit-vote` (and the vote intake): refusals read `Vote rejected: <why>`
+/// (§3.3).
+pub fn vote_refusal(e: VotingError) -> ApiError {
+    ApiError::from(e).prefixed("Vote rejected: ")
 }
 
 #[cfg(test)]
@@ -162,8 +98,8 @@ mod tests {
 
     #[test]
     fn vote_refusals_say_so_and_internal_errors_say_nothing_more() {
-        assert_eq!(ApiError::vote(VotingError::TaskComplete).message(), "Vote rejected: Voting task is complete.");
-        let internal = ApiError::vote(VotingError::internal("queue down"));
+        assert_eq!(vote_refusal(VotingError::TaskComplete).message(), "Vote rejected: Voting task is complete.");
+        let internal = vote_refusal(VotingError::internal("queue down"));
         assert_eq!((internal.status().as_u16(), internal.message()), (500, "Internal server error"));
     }
 
@@ -171,7 +107,7 @@ mod tests {
     fn a_document_the_store_refused_is_a_400_with_its_reason() {
         let refused =
             agora_store::StoreError::InvalidDocument { collection: "votes".into(), reason: "field name \"a\\0\" holds a NUL".into() };
-        let answer = ApiError::vote(VotingError::from(refused));
+        let answer = vote_refusal(VotingError::from(refused));
         assert_eq!(answer.status().as_u16(), 400);
         assert_eq!(answer.message(), "Vote rejected: The store refused the document: field name \"a\\0\" holds a NUL");
         let backend = ApiError::from(VotingError::from(agora_store::StoreError::Backend("down".into())));

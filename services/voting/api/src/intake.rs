@@ -3,7 +3,7 @@
 //! logged in a span that carries the vote's ids. The transport (`agora-nats`) is wired by the
 //! front door.
 
-use crate::error::ApiError;
+use crate::error::vote_refusal;
 use agora_voting_core::{Voting, VotingError};
 use serde_json::Value;
 
@@ -53,7 +53,7 @@ pub async fn take_vote(voting: &Voting, subject: &str, payload: &[u8]) -> VoteOu
             VoteOutcome::Failed(cause.to_string())
         }
         Err(refusal) => {
-            let reason = ApiError::vote(refusal).message().to_owned();
+            let reason = vote_refusal(refusal).message().to_owned();
             tracing::info!(%reason, "inbound vote refused");
             VoteOutcome::Refused(reason)
         }

@@ -1,24 +1,14 @@
-//! The HTTP API of §3 as one axum router over the voting core. The local server serves it
-//! directly; the Lambda functions serve the same router through `lambda_http`, so both front
-//! doors answer a request the same way.
+//! The HTTP API of §3 as axum routers over the voting core, in the platform's service shell
+//! (`agora_http::shell`): one router per flow ([`Flow`]), so that each Lambda function builds and
+//! serves only its flow, and [`router`] with every route. The local server serves the same
+//! routes, so both front doors answer a request the same way.
 
 mod body;
 mod error;
 pub mod intake;
-pub mod limits;
 mod routes;
+mod shell;
 
-pub use error::ApiError;
-pub use routes::{
-    create_routes, flow_router, no_route, parse_routes, query_routes, router, routes, vote_routes, with_fallbacks, with_limits,
-    wrong_method, Flow, PATHS,
-};
-
-use axum::http::header::CONTENT_TYPE;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-
-/// A response whose body is JSON text already encoded (stored documents pass through as is).
-pub fn raw_json(status: StatusCode, body: String) -> Response {
-    (status, [(CONTENT_TYPE, "application/json")], body).into_response()
-}
+pub use error::{vote_refusal, ApiError};
+pub use routes::{create_routes, flow_router, parse_routes, query_routes, router, routes, vote_routes, Flow};
+pub use shell::{Api, PATHS, SHELL};

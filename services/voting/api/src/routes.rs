@@ -1,14 +1,16 @@
 //! The routes of §3: one handler per route, each a thin call into the core.
 
 use crate::body::{json_body, Body, Segment};
-use crate::error::ApiError;
-use crate::raw_json;
+use crate::error::{vote_refusal, ApiError};
+use crate::shell::Api;
 use agora_http::access::Access;
+use agora_http::Flows;
 use agora_store::Json;
 use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting, VotingError};
 
-use axum::extract::{DefaultBodyLimit, RawQuery, State};
-use axum::http::{Method, StatusCode, Uri};
+use axum::extract::{RawQuery, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json as JsonResponse, Router};
@@ -30,12 +32,14 @@ pub enum Flow {
     Queries,
 }
 
-impl Flow {
-    pub const ALL: [Flow; 4] = [Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::Queries];
+impl Flows for Flow {
+    type Service = Voting;
+    type Api = Api;
+    const ALL: &'static [Flow] = &[Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::Queries];
 
     /// This flow's routes over the service, without fallbacks. (`ParseTask` uses only the
     /// service's parser: see [`parse_routes`].)
-    fn routes(self, voting: Arc<Voting>) -> Router {
+    fn routes(self, voting: &Voting) -> Router {
         match self {
             Flow::CreateTask => create_routes(voting.creator().clone()),
             Flow::ParseTask => parse_routes(voting.parser().clone()),
@@ -48,7 +52,7 @@ impl Flow {
 /// Every route of §3.1–3.4, without fallbacks: for a server that mounts several services and
 /// sets the fallbacks once ([`with_fallbacks`]).
 pub fn routes(voting: Arc<Voting>) -> Router {
-    Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(voting.clone())))
+    Flow::all_routes(&voting)
 }
 
 /// `POST /submit-social-choice-task` over the create flow, without fallbacks.
@@ -80,32 +84,12 @@ pub fn parse_routes(parser: TaskParser) -> Router {
 
 /// Every route of §3.1–3.4 with the fallbacks.
 pub fn router(voting: Arc<Voting>) -> Router {
-    with_fallbacks(routes(voting))
+    Flow::router(&voting)
 }
 
 /// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
 pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
-    with_fallbacks(flow.routes(voting))
-}
-
-/// The answers to a path no route serves (404) and a method the path does not take (405), as
-/// JSON errors, the body limit of every route and the limits on a request's head
-/// ([`crate::limits`]). Set once per server: axum refuses to merge two
-/// routers that both have a fallback.
-pub fn with_fallbacks(router: Router) -> Router {
-    router
-        .fallback(no_route)
-        .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
-        .layer(axum::middleware::from_fn(crate::limits::check_request))
-}
-
-/// The body limit and the limits on a request's head on `router`'s routes only (not on a
-/// fallback): for a server that mounts several services, each with its own error shape.
-pub fn with_limits(router: Router) -> Router {
-    router
-        .route_layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
-        .route_layer(axum::middleware::from_fn(crate::limits::check_request))
+    flow.router_of(&voting)
 }
 
 async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(body): Body) -> Reply {
@@ -113,7 +97,7 @@ async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(bo
     // The creator is `social_task.created_by_subject_id` (a body without `social_task` is the
     // parser's to refuse).
     if let Some(task) = body.get_mut("social_task") {
-        access.claim_field(task, "created_by_subject_id")?;
+        access.claim_field(task, "created_by_subject_id").map_err(ApiError::refused)?;
     }
     let id = creator.create_task(&body).await?;
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
@@ -127,8 +111,8 @@ async fn parse_task(State(parser): State<TaskParser>, Body(body): Body) -> Reply
 
 async fn submit_vote(State(intake): State<VoteIntake>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false).map_err(|e| ApiError::bad_request(format!("Vote rejected: {}", e.message())))?;
-    access.claim_field(&mut body, "submitter_subject_id")?;
-    let accepted = intake.submit_vote(&body).await.map_err(ApiError::vote)?;
+    access.claim_field(&mut body, "submitter_subject_id").map_err(ApiError::refused)?;
+    let accepted = intake.submit_vote(&body).await.map_err(vote_refusal)?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }
 
@@ -153,37 +137,13 @@ async fn is_live_streaming_enabled(State(queries): State<Queries>, Segment(id): 
 /// documents joined, never all of them in memory (see `agora_http::json_list`). `?limit=&skip=`
 /// page through them.
 async fn generic_query(State(queries): State<Queries>, Segment(collection): Segment, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
-    let page = agora_http::page_of_query(query.as_deref())?;
+    let page = agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?;
     let filter = json_body(&body, true)?;
     let docs = queries.generic_query(&collection, &filter, page).await?;
     agora_http::json_list("[", docs, "]").await.map_err(|e| ApiError::from(VotingError::from(e)))
 }
 
+/// A stored document as stored (never decoded and encoded again).
 fn raw(doc: Json) -> Response {
-    raw_json(StatusCode::OK, String::from(Box::<str>::from(doc)))
-}
-
-/// The answer to a path no route serves.
-pub async fn no_route(method: Method, uri: Uri) -> Response {
-    (StatusCode::NOT_FOUND, JsonResponse(json!({ "error": format!("No route for {method} {}", uri.path()) }))).into_response()
-}
-
-/// Every path the service routes, in axum's syntax (as template.yaml's routes write them): a
-/// front door that answers requests no route took (the HTTP API's `$default`) says 405 for
-/// these, in this service's shape.
-pub const PATHS: [&str; 8] = [
-    "/submit-social-choice-task",
-    "/parse-social-choice-task",
-    "/submit-vote",
-    "/get-status/{social_task_id}",
-    "/get-report/{social_task_id}",
-    "/get-full-task-bundle/{social_task_id}",
-    "/is-live-streaming-enabled/{social_task_id}",
-    "/generic-query/{collection}",
-];
-
-/// The answer to a method the path does not take.
-pub async fn wrong_method(method: Method, uri: Uri) -> Response {
-    (StatusCode::METHOD_NOT_ALLOWED, JsonResponse(json!({ "error": format!("Method {method} is not allowed on {}", uri.path()) })))
-        .into_response()
+    (StatusCode::OK, [(CONTENT_TYPE, "application/json")], String::from(Box::<str>::from(doc))).into_response()
 }

@@ -11,22 +11,21 @@
 
 use crate::body::{json_body, Body, Segment};
 use crate::error::ApiError;
+use crate::shell::Api;
 use agora_http::access::Access;
+use agora_http::envelope::{ok, ok_doc, ok_list};
+use agora_http::Flows;
 use agora_store::DocStream;
 use agora_xchange_core::{Queries, Subjects, TaskIntake, Xchange, XchangeError};
-use axum::extract::{DefaultBodyLimit, RawQuery, State};
-use axum::http::header::CONTENT_TYPE;
-use axum::http::{Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
 use axum::routing::{get, patch, post};
-use axum::{Json as JsonResponse, Router};
+use axum::Router;
 use serde_json::json;
 use std::sync::Arc;
 
 type Reply = Result<Response, ApiError>;
-
-const LIST_PREFIX: &str = r#"{"ok":true,"data":["#;
-const LIST_SUFFIX: &str = "]}";
 
 /// The HTTP flows, each its own Lambda function on AWS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +38,10 @@ pub enum Flow {
     Queries,
 }
 
-impl Flow {
-    pub const ALL: [Flow; 3] = [Flow::SubmitTask, Flow::Subjects, Flow::Queries];
+impl Flows for Flow {
+    type Service = Xchange;
+    type Api = Api;
+    const ALL: &'static [Flow] = &[Flow::SubmitTask, Flow::Subjects, Flow::Queries];
 
     fn routes(self, xchange: &Xchange) -> Router {
         match self {
@@ -53,17 +54,17 @@ impl Flow {
 
 /// Every route of §3, without fallbacks.
 pub fn routes(xchange: Arc<Xchange>) -> Router {
-    Flow::ALL.iter().fold(Router::new(), |r, f| r.merge(f.routes(&xchange)))
+    Flow::all_routes(&xchange)
 }
 
 /// Every route of §3 with the fallbacks.
 pub fn router(xchange: Arc<Xchange>) -> Router {
-    with_fallbacks(routes(xchange))
+    Flow::router(&xchange)
 }
 
 /// The routes of one flow (its Lambda function), answering exactly as [`router`] does.
 pub fn flow_router(xchange: Arc<Xchange>, flow: Flow) -> Router {
-    with_fallbacks(flow.routes(&xchange))
+    flow.router_of(&xchange)
 }
 
 /// `POST /tasks` (the `SubmitTask` flow), without fallbacks.
@@ -90,47 +91,24 @@ pub fn query_routes(queries: Queries) -> Router {
         .with_state(queries)
 }
 
-/// The 404 and 405 answers in the envelope, the body limit and the head limits. Set once per
-/// server.
-pub fn with_fallbacks(router: Router) -> Router {
-    router
-        .fallback(no_route)
-        .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
-        .layer(axum::middleware::from_fn(crate::limits::check_request))
-}
-
-/// The body limit and the head limits on `router`'s routes only (for a server of several
-/// services).
-pub fn with_limits(router: Router) -> Router {
-    router
-        .route_layer(DefaultBodyLimit::max(agora_http::body::body_limit()))
-        .route_layer(axum::middleware::from_fn(crate::limits::check_request))
-}
-
-/// Whether `path` is one of Xchange's.
-pub fn serves(path: &str) -> bool {
-    ["/tasks", "/subjects"].iter().any(|p| path == *p || path.strip_prefix(p).is_some_and(|rest| rest.starts_with('/')))
-}
-
 // Tasks.
 
 async fn submit_task(State(intake): State<TaskIntake>, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     let task = intake.submit_task(&body).await?;
-    Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": task}))).into_response())
+    Ok(ok(StatusCode::CREATED, &task))
 }
 
 async fn get_task(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
-    Ok(raw(StatusCode::OK, queries.task(&id).await?.get()))
+    Ok(ok_doc(StatusCode::OK, &queries.task(&id).await?))
 }
 
 async fn task_output(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
-    Ok(JsonResponse(json!({"ok": true, "data": queries.output(&id).await?})).into_response())
+    Ok(ok(StatusCode::OK, &queries.output(&id).await?))
 }
 
 async fn query_tasks(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
-    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_tasks(&filter, page).await?).await
 }
 
@@ -138,59 +116,35 @@ async fn query_tasks(State(queries): State<Queries>, RawQuery(query): RawQuery, 
 
 async fn create_subject(State(subjects): State<Subjects>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
-    access.claim_field(&mut body, "subject_id")?;
+    access.claim_field(&mut body, "subject_id").map_err(ApiError::refused)?;
     let subject = subjects.create(&body).await?;
-    Ok((StatusCode::CREATED, JsonResponse(json!({"ok": true, "data": subject}))).into_response())
+    Ok(ok(StatusCode::CREATED, &subject))
 }
 
 async fn get_subject(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
-    Ok(raw(StatusCode::OK, queries.subject(&id).await?.get()))
+    Ok(ok_doc(StatusCode::OK, &queries.subject(&id).await?))
 }
 
 async fn patch_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
-    access.act_as("subject_id", &id)?;
+    access.act_as("subject_id", &id).map_err(ApiError::refused)?;
     let body = json_body(&body, false)?;
-    Ok(raw(StatusCode::OK, subjects.patch(&id, &body).await?.get()))
+    Ok(ok_doc(StatusCode::OK, &subjects.patch(&id, &body).await?))
 }
 
 async fn delete_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment) -> Reply {
-    access.act_as("subject_id", &id)?;
+    access.act_as("subject_id", &id).map_err(ApiError::refused)?;
     subjects.delete(&id).await?;
-    Ok(JsonResponse(json!({"ok": true, "data": {"deleted": true}})).into_response())
+    Ok(ok(StatusCode::OK, &json!({"deleted": true})))
 }
 
 async fn query_subjects(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
-    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref())?);
+    let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_subjects(&filter, page).await?).await
 }
 
 // Answers.
 
-/// A stored document in the envelope, as stored.
-fn raw(status: StatusCode, doc: &str) -> Response {
-    let mut body = String::with_capacity(doc.len() + 20);
-    body.push_str(r#"{"ok":true,"data":"#);
-    body.push_str(doc);
-    body.push('}');
-    (status, [(CONTENT_TYPE, "application/json")], body).into_response()
-}
-
+/// Documents in the envelope's array, as the store streams them.
 async fn streamed(docs: DocStream) -> Reply {
-    agora_http::json_list(LIST_PREFIX, docs, LIST_SUFFIX).await.map_err(|e| ApiError::from(XchangeError::from(e)))
-}
-
-/// The answer to a path no route serves.
-pub async fn no_route(method: Method, uri: Uri) -> Response {
-    ApiError::with_status(StatusCode::NOT_FOUND, format!("No route for {method} {}", uri.path())).into_response()
-}
-
-/// Every path the service routes, in axum's syntax (as template.yaml's routes write them): a
-/// front door that answers requests no route took (the HTTP API's `$default`) says 405 for
-/// these, in this service's shape.
-pub const PATHS: [&str; 7] =
-    ["/tasks", "/tasks/query", "/tasks/{task_id}", "/tasks/{task_id}/output", "/subjects", "/subjects/query", "/subjects/{subject_id}"];
-
-/// The answer to a method the path does not take.
-pub async fn wrong_method(method: Method, uri: Uri) -> Response {
-    ApiError::with_status(StatusCode::METHOD_NOT_ALLOWED, format!("Method {method} is not allowed on {}", uri.path())).into_response()
+    ok_list(docs).await.map_err(|e| ApiError::from(XchangeError::from(e)))
 }
