@@ -7,13 +7,11 @@ use agora_http::shell::{refusal, Envelope, Service, Shell};
 pub enum Api {}
 
 impl Service for Api {
-    type Shape = Envelope;
     const SHELL: &'static Shell = &SHELL;
 }
 
 /// Orcade's paths and refusals.
-pub const SHELL: Shell =
-    Shell { name: "orcade", paths: &PATHS, prefixes: &["/bid-jobs", "/bids", "/bid-task-results"], refuse: refusal::<Envelope> };
+pub const SHELL: Shell = Shell { paths: &PATHS, prefixes: &["/bid-jobs", "/bids", "/bid-task-results"], refuse: refusal::<Envelope> };
 
 /// Every path the service routes, in axum's syntax (as template.yaml's routes write them).
 pub const PATHS: [&str; 11] = [

@@ -7,13 +7,11 @@ use agora_http::shell::{refusal, Bare, Service, Shell};
 pub enum Api {}
 
 impl Service for Api {
-    type Shape = Bare;
     const SHELL: &'static Shell = &SHELL;
 }
 
 /// Voting's paths and refusals.
 pub const SHELL: Shell = Shell {
-    name: "voting",
     paths: &PATHS,
     prefixes: &[
         "/submit-social-choice-task",

@@ -21,9 +21,7 @@ use std::marker::PhantomData;
 
 /// A service, as its HTTP shell knows it: the marker type its API crate declares.
 pub trait Service: 'static {
-    /// The JSON its errors are written in.
-    type Shape: ErrorShape;
-    /// Its paths and its refusals.
+    /// Its paths and its refusals (written in its [`ErrorShape`]).
     const SHELL: &'static Shell;
 }
 
@@ -137,7 +135,7 @@ impl<E: ServiceError<A>, A: Service> IntoResponse for ApiError<E, A> {
             Some(cause) if self.status == StatusCode::INTERNAL_SERVER_ERROR => tracing::error!(error = %cause, "internal error"),
             _ => tracing::debug!(status = self.status.as_u16(), error = %self.message, "request refused"),
         }
-        refusal::<A::Shape>((self.status, self.message))
+        (A::SHELL.refuse)((self.status, self.message))
     }
 }
 
@@ -153,13 +151,11 @@ mod tests {
 
     enum Plain {}
     impl Service for Plain {
-        type Shape = Bare;
-        const SHELL: &'static Shell = &Shell { name: "plain", paths: &[], prefixes: &[], refuse: refusal::<Bare> };
+        const SHELL: &'static Shell = &Shell { paths: &[], prefixes: &[], refuse: refusal::<Bare> };
     }
     enum Enveloped {}
     impl Service for Enveloped {
-        type Shape = Envelope;
-        const SHELL: &'static Shell = &Shell { name: "enveloped", paths: &[], prefixes: &[], refuse: refusal::<Envelope> };
+        const SHELL: &'static Shell = &Shell { paths: &[], prefixes: &[], refuse: refusal::<Envelope> };
     }
 
     #[derive(Debug)]

@@ -29,8 +29,6 @@ use axum::Router;
 /// What the shell knows of a service: the paths it routes and how its errors read.
 #[derive(Debug, Clone, Copy)]
 pub struct Shell {
-    /// The service's name (`voting`, `orcade`, `xchange`).
-    pub name: &'static str,
     /// Every path the service routes, in axum's syntax (as template.yaml's routes write them):
     /// a front door that answers requests no route took (the HTTP API's `$default`) says 405
     /// for these, in this service's shape.

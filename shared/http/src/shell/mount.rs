@@ -76,9 +76,8 @@ mod tests {
     use axum::routing::get;
     use tower::ServiceExt;
 
-    const PLAIN: Shell = Shell { name: "plain", paths: &["/plain/{id}"], prefixes: &["/plain"], refuse: refusal::<Bare> };
-    const ENVELOPED: Shell =
-        Shell { name: "enveloped", paths: &["/jobs", "/jobs/{id}"], prefixes: &["/jobs"], refuse: refusal::<Envelope> };
+    const PLAIN: Shell = Shell { paths: &["/plain/{id}"], prefixes: &["/plain"], refuse: refusal::<Bare> };
+    const ENVELOPED: Shell = Shell { paths: &["/jobs", "/jobs/{id}"], prefixes: &["/jobs"], refuse: refusal::<Envelope> };
 
     fn server() -> Router {
         let services = Services::new([
