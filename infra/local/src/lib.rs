@@ -3,7 +3,8 @@
 //! inbox, the local delegate system, and a function registry and workflow API for local hooks.
 //! One module per service wires it ([`voting`], [`orcade`], [`xchange`]); this one mounts their routes, each
 //! with its own limits, and answers a path no route serves in the error shape of the service
-//! whose paths it looks like.
+//! whose paths it looks like. It serves the services' OpenAPI document at `GET /openapi.json`
+//! ([`openapi`]).
 
 pub mod admin;
 pub mod auth;
@@ -13,6 +14,7 @@ pub mod delegate;
 pub mod error;
 pub mod health;
 pub mod inbox;
+pub mod openapi;
 pub mod orcade;
 pub mod queue;
 pub mod recovery;
@@ -209,7 +211,8 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     ]);
     let mut own = inbox::router(platform.inbox.clone())
         .merge(admin::router(platform.work.clone(), platform.queues.clone()))
-        .merge(health::router(platform.work.clone()));
+        .merge(health::router(platform.work.clone()))
+        .merge(openapi::router());
     // Every service's database is open, and the previous run's leases in it ended.
     platform.recovery.finish().await;
     if local_registry {

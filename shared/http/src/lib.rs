@@ -13,13 +13,17 @@
 //! * [`trace`]: each request as one unit of work, in its trace and its span;
 //! * [`shell`]: the service shell: each service's errors in its shape, its checks and fallbacks,
 //!   the router of each flow, several services on one server;
-//! * [`envelope`]: success answers in Orcade's and Xchange's envelope.
+//! * [`envelope`]: success answers in Orcade's and Xchange's envelope;
+//! * `openapi` (feature `openapi`): the OpenAPI schemas of the envelope, the error shapes and the
+//!   bearer scheme, for each service's document.
 
 pub mod access;
 pub mod body;
 pub mod envelope;
 pub mod limits;
 mod list;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod paging;
 pub mod shell;
 pub mod trace;

@@ -1,6 +1,7 @@
 //! What the end-to-end tests and the benchmark share: a local server on a free port with its
 //! own data folder, an HTTP client, the spec's example task as a create request, and small
-//! HTTP servers that play hooks.
+//! HTTP servers that play hooks. Every answer of [`Server`]'s requests is checked against the
+//! committed OpenAPI document ([`openapi`]).
 
 pub mod crash;
 pub mod delegate;
@@ -8,6 +9,7 @@ pub mod fromisoformat;
 pub mod keys;
 pub mod lambda;
 pub mod load;
+pub mod openapi;
 pub mod template;
 
 use agora_local::{start, Config, Running};
@@ -71,26 +73,23 @@ impl Server {
     /// POSTs raw bytes as the body.
     pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
         let r = self.http.post(self.url(path)).header("content-type", "application/json").body(body).send().await.expect("request");
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
+        documented("POST", path, r).await
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let r = self.http.get(self.url(path)).send().await.expect("request");
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
+        documented("GET", path, r).await
     }
 
     /// Sends `method` with an optional JSON body; returns the status and the JSON body (`null`
     /// when not JSON).
     pub async fn send(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> (u16, Value) {
-        let mut request = self.http.request(method, self.url(path));
+        let mut request = self.http.request(method.clone(), self.url(path));
         if let Some(body) = body {
             request = request.header("content-type", "application/json").body(body.to_string());
         }
         let r = request.send().await.expect("request");
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
+        documented(method.as_str(), path, r).await
     }
 
     pub async fn status_of(&self, id: &str) -> Option<String> {
@@ -127,6 +126,15 @@ impl Server {
     pub async fn vote(&self, task: &str, subject: &str, vote_data: Value) -> (u16, Value) {
         self.post("/submit-vote", &vote_body(task, subject, vote_data)).await
     }
+}
+
+/// The status and JSON body (`null` when not JSON) of the answer `r` to `method` on `path`,
+/// checked against the committed OpenAPI document ([`openapi::assert_documented`]).
+pub async fn documented(method: &str, path: &str, r: reqwest::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let body = r.json().await.unwrap_or(Value::Null);
+    openapi::assert_documented(method, path, status, &body);
+    (status, body)
 }
 
 /// A vote request with all six keys.
@@ -375,8 +383,7 @@ impl ServerProcess {
     /// when the request got no answer (the server died).
     pub async fn try_post(&self, path: &str, body: &Value) -> Option<(u16, Value)> {
         let r = self.http.post(self.url(path)).header("content-type", "application/json").body(body.to_string()).send().await.ok()?;
-        let status = r.status().as_u16();
-        Some((status, r.json().await.unwrap_or(Value::Null)))
+        Some(documented("POST", path, r).await)
     }
 
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
@@ -385,8 +392,7 @@ impl ServerProcess {
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let r = self.http.get(self.url(path)).send().await.expect("request");
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
+        documented("GET", path, r).await
     }
 }
 

@@ -3,10 +3,13 @@
 //! Lambda function builds and serves only its flow, and [`router`] with every route for the local
 //! server. Every answer, success or error, is the envelope of §3: `{"ok": true, "data": ...}` or
 //! `{"ok": false, "error": "<message>"}` with a non-2xx status ([`ApiError`] holds the one table
-//! from the core's `OrcadeError` to both).
+//! from the core's `OrcadeError` to both). With the feature `openapi`, `openapi::document()` is
+//! Orcade's OpenAPI 3.1 document.
 
 mod body;
 mod error;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod routes;
 mod shell;
 

@@ -140,35 +140,118 @@ pub fn edit_routes(edits: Edits) -> Router {
 
 // Jobs.
 
-async fn create_job(State(creator): State<JobCreator>, access: Access, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/bid-jobs", tag = crate::openapi::TAG,
+    summary = "Create a bid job",
+    request_body = crate::openapi::bodies::CreateBidJobRequest,
+    responses(
+        (status = 201, description = "Created: the job as stored.", body = crate::openapi::bodies::EnvelopedBidJob),
+        (status = 400, description = "Not a JSON object, a field missing, of the wrong type or unknown, an unavailable hook.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "`bid_job_creator_id` is not the caller (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "`bid_job_id` is taken.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn create_job(State(creator): State<JobCreator>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
     access.claim_field(&mut body, "bid_job_creator_id").map_err(ApiError::refused)?;
     let job = creator.create_job(&body).await?;
     Ok(ok(StatusCode::CREATED, &job))
 }
 
-async fn close_job(State(closer): State<Closer>, access: Access, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/bid-jobs/{bid_job_id}/close", tag = crate::openapi::TAG,
+    summary = "Close a bid job",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    responses(
+        (status = 200, description = "Closed: the job as stored.", body = crate::openapi::bodies::EnvelopedBidJob),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the job's creator or an operator may close it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "The job is already closed.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn close_job(State(closer): State<Closer>, access: Access, Segment(id): Segment) -> Reply {
     let job = closer.close_job(&id, access.caller()).await?;
     Ok(ok(StatusCode::OK, &job))
 }
 
-async fn get_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/bid-jobs/{bid_job_id}", tag = crate::openapi::TAG,
+    summary = "A bid job",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    responses(
+        (status = 200, description = "The job as stored.", body = crate::openapi::bodies::EnvelopedBidJob),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn get_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(ok_doc(StatusCode::OK, &queries.job(&id).await?))
 }
 
-async fn patch_job(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    patch, path = "/bid-jobs/{bid_job_id}", tag = crate::openapi::TAG,
+    summary = "Update a bid job",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    request_body(content = crate::openapi::bodies::Patch, description = "May set `bid_job_metadata`, `bid_job_description`, `bid_job_name` (or paths below them), the function ids, `bid_job_creator_id`, `bid_job_tags`, and a closed or mixed job's `bid_job_subject_ids`; fields the job does not define are stored as given."),
+    responses(
+        (status = 200, description = "The job as stored after the update.", body = crate::openapi::bodies::EnvelopedBidJob),
+        (status = 400, description = "An id in the path is not valid UTF-8; a field that may not be set, of the wrong type, or an empty body.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the job's creator or an operator may update it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "The job is closed: its roster can no longer be replaced.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn patch_job(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     Ok(ok_doc(StatusCode::OK, &edits.patch_job(&id, &body, access.caller()).await?))
 }
 
-async fn delete_job(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    delete, path = "/bid-jobs/{bid_job_id}", tag = crate::openapi::TAG,
+    summary = "Delete a bid job and its bids",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    responses(
+        (status = 200, description = "Deleted.", body = crate::openapi::bodies::EnvelopedDeleted),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the job's creator or an operator may delete it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn delete_job(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
     edits.delete_job(&id, access.caller()).await?;
     Ok(deleted())
 }
 
 /// `GET /bid-jobs/by-tags?tags=a,b&match=all|any`: `tags` comma-separated (it may be given more
 /// than once: the lists are joined), `match` `all` by default.
-async fn jobs_by_tags(State(queries): State<Queries>, RawQuery(query): RawQuery) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/bid-jobs/by-tags", tag = crate::openapi::TAG,
+    summary = "Bid jobs by tags",
+    params(
+        ("tags" = String, Query, description = "Comma-separated tags; may be given more than once (the lists are joined)."),
+        ("match" = Option<crate::openapi::bodies::TagMatch>, Query, description = "`all` (the default) or `any`."),
+    ),
+    responses(
+        (status = 200, description = "The jobs carrying the tags.", body = crate::openapi::bodies::EnvelopedBidJobs),
+        (status = 400, description = "No tag, or `match` not `all` or `any` (or given twice).", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn jobs_by_tags(State(queries): State<Queries>, RawQuery(query): RawQuery) -> Reply {
     let (mut tags, mut how) = (Vec::new(), None);
     for (name, value) in form_urlencoded::parse(query.as_deref().unwrap_or_default().as_bytes()) {
         match name.as_ref() {
@@ -184,39 +267,138 @@ async fn jobs_by_tags(State(queries): State<Queries>, RawQuery(query): RawQuery)
 
 // Bids.
 
-async fn submit_bid(State(intake): State<BidIntake>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/bid-jobs/{bid_job_id}/bids", tag = crate::openapi::TAG,
+    summary = "Bid on a bid job",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    request_body = crate::openapi::bodies::BidRequest,
+    responses(
+        (status = 201, description = "Stored: the bid (refused by the PQT on a closed or mixed job: kept with `bid_data.bid_rejected`).", body = crate::openapi::bodies::EnvelopedBid),
+        (status = 400, description = "An id in the path is not valid UTF-8; not a JSON object, a field missing, of the wrong type or unknown.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Not on the job's roster, or not the caller (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "The job is closed or full, the subject has already bid, or the PQT refused the bid.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn submit_bid(State(intake): State<BidIntake>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
     access.claim_field(&mut body, "bid_subject_id").map_err(ApiError::refused)?;
     let bid = intake.submit_bid(&id, &body).await?;
     Ok(ok(StatusCode::CREATED, &bid))
 }
 
-async fn bids_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/bid-jobs/{bid_job_id}/bids", tag = crate::openapi::TAG,
+    summary = "The bids of a bid job",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    responses(
+        (status = 200, description = "The job's bids.", body = crate::openapi::bodies::EnvelopedBids),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn bids_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     list(queries.bids_of(&id).await?).await
 }
 
-async fn get_bid(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/bids/{bid_id}", tag = crate::openapi::TAG,
+    summary = "A bid",
+    params(
+        ("bid_id" = String, Path, description = "The bid's id.")
+    ),
+    responses(
+        (status = 200, description = "The bid as stored.", body = crate::openapi::bodies::EnvelopedBid),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn get_bid(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(ok_doc(StatusCode::OK, &queries.bid(&id).await?))
 }
 
-async fn patch_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    patch, path = "/bids/{bid_id}", tag = crate::openapi::TAG,
+    summary = "Update a bid",
+    params(
+        ("bid_id" = String, Path, description = "The bid's id.")
+    ),
+    request_body(content = crate::openapi::bodies::Patch, description = "May set `bid_data` (or paths below it) but not its `bid_rejected` and `pqt_reason`; fields the bid does not define are stored as given."),
+    responses(
+        (status = 200, description = "The bid as stored after the update.", body = crate::openapi::bodies::EnvelopedBid),
+        (status = 400, description = "An id in the path is not valid UTF-8; a field that may not be set, of the wrong type, or an empty body.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the bid's subject or an operator may update it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid.", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "The job is closed or evaluated: its bids are final.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn patch_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     Ok(ok_doc(StatusCode::OK, &edits.patch_bid(&id, &body, access.caller()).await?))
 }
 
-async fn delete_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    delete, path = "/bids/{bid_id}", tag = crate::openapi::TAG,
+    summary = "Withdraw a bid",
+    params(
+        ("bid_id" = String, Path, description = "The bid's id.")
+    ),
+    responses(
+        (status = 200, description = "Deleted.", body = crate::openapi::bodies::EnvelopedDeleted),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the bid's subject or an operator may withdraw it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid.", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "The job is closed or evaluated: its bids are final.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn delete_bid(State(edits): State<Edits>, access: Access, Segment(id): Segment) -> Reply {
     edits.delete_bid(&id, access.caller()).await?;
     Ok(deleted())
 }
 
-async fn task_results_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/bid-jobs/{bid_job_id}/task-results", tag = crate::openapi::TAG,
+    summary = "The task results of a bid job",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    responses(
+        (status = 200, description = "The job's delegate round trips.", body = crate::openapi::bodies::EnvelopedBidTaskResults),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn task_results_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     list(queries.task_results_of(&id).await?).await
 }
 
 /// `GET /bid-jobs/{id}/evaluation` (beyond §3): the job's recorded decision once evaluated
 /// (`winner`, `no_valid_bids` or `failed` with its error), `null` before. Xchange reads it to
 /// learn a job's outcome when it has no winner.
-async fn evaluation_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/bid-jobs/{bid_job_id}/evaluation", tag = crate::openapi::TAG,
+    summary = "The evaluation of a bid job (beyond §3)",
+    params(
+        ("bid_job_id" = String, Path, description = "The bid job's id.")
+    ),
+    responses(
+        (status = 200, description = "The recorded decision once evaluated, `null` before.", body = crate::openapi::bodies::EnvelopedEvaluation),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "No such bid job.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn evaluation_of_job(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     let data = queries.evaluation(&id).await?.map(|r| {
         json!({"bid_job_id": r.bid_job_id, "decision": r.decision, "orcade_evaluation": r.orcade_evaluation, "decided_at": r.decided_at})
     });
@@ -226,17 +408,59 @@ async fn evaluation_of_job(State(queries): State<Queries>, Segment(id): Segment)
 // The three query routes: a MongoDB-style filter (an empty body: every document), `?limit=&skip=`
 // paging through the matches, the answer streamed as the store reads it.
 
-async fn query_jobs(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/bid-jobs/query", tag = crate::openapi::TAG,
+    summary = "Query bid jobs",
+    params(
+        ("limit" = Option<u64>, Query, description = "At most this many documents."),
+        ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
+    ),
+    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    responses(
+        (status = 200, description = "The matching documents as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedBidJobs),
+        (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn query_jobs(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
     let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_jobs(&filter, page).await?).await
 }
 
-async fn query_bids(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/bids/query", tag = crate::openapi::TAG,
+    summary = "Query bids",
+    params(
+        ("limit" = Option<u64>, Query, description = "At most this many documents."),
+        ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
+    ),
+    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    responses(
+        (status = 200, description = "The matching documents as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedBids),
+        (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn query_bids(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
     let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_bids(&filter, page).await?).await
 }
 
-async fn query_task_results(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/bid-task-results/query", tag = crate::openapi::TAG,
+    summary = "Query bid task results",
+    params(
+        ("limit" = Option<u64>, Query, description = "At most this many documents."),
+        ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
+    ),
+    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    responses(
+        (status = 200, description = "The matching documents as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedBidTaskResults),
+        (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn query_task_results(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
     let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_task_results(&filter, page).await?).await
 }

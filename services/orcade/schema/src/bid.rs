@@ -17,15 +17,19 @@ pub const PQT_REASON: &str = "pqt_reason";
 pub const RESERVED_BID_DATA_KEYS: [&str; 2] = [BID_REJECTED, PQT_REASON];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Bid {
     pub bid_id: String,
     pub bid_job_id: String,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub bid_data: Map<String, Value>,
     pub bid_subject_id: String,
     #[serde(with = "iso")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub submission_time: DateTime<Utc>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub is_winner: bool,
 }
 

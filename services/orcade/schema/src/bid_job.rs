@@ -27,37 +27,51 @@ pub fn closes_at(created: DateTime<Utc>, max_time: Option<i64>) -> Option<DateTi
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BidJob {
     pub bid_job_id: String,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub bid_job_metadata: Map<String, Value>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub bid_job_description: Map<String, Value>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub bid_job_name: Map<String, Value>,
     pub bid_job_evaluator_id: String,
     /// `""`: no PQT, every bid accepted.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_pqt_id: String,
     /// Stored, never run.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_tie_id: String,
     pub bid_job_creator_id: String,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_subject_ids: Vec<String>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_mode: BidJobMode,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_max_subjects: Option<i64>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_max_time: Option<i64>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_status: BidJobStatus,
     #[serde(with = "utc_micros")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub bid_job_created_time: DateTime<Utc>,
     #[serde(with = "utc_micros_opt", default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, required = true))]
     pub bid_job_closes_at: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub bid_job_tags: Vec<String>,
 }
 

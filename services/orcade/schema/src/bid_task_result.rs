@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BidTaskResult {
     pub bid_task_result_id: String,
     pub bid_job_id: String,
@@ -18,8 +19,10 @@ pub struct BidTaskResult {
     pub task_type: TaskType,
     /// The delegate's reply verbatim, or `{"success": false, "error": ...}` when the call failed.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub task_result: Map<String, Value>,
     #[serde(with = "iso")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub created_time: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluator_output: Option<Value>,

@@ -8,6 +8,7 @@ use std::fmt;
 /// How subjects take part in a job (§1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum BidJobMode {
     /// A fixed roster; evaluation when every member has a bid on file.
     #[default]
@@ -21,6 +22,7 @@ pub enum BidJobMode {
 /// A job's status: `open` until a closing trigger or the evaluation flips it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum BidJobStatus {
     #[default]
     Open,
@@ -30,6 +32,7 @@ pub enum BidJobStatus {
 /// Which delegate round trip a task result records (§5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = BidTaskType))]
 pub enum TaskType {
     BidRequest,
     BidWinner,

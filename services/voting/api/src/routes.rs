@@ -92,7 +92,18 @@ pub fn flow_router(voting: Arc<Voting>, flow: Flow) -> Router {
     flow.router_of(&voting)
 }
 
-async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/submit-social-choice-task", tag = crate::openapi::TAG,
+    summary = "Create a task (§3.1)",
+    request_body = crate::openapi::bodies::CreateTaskRequest,
+    responses(
+        (status = 201, description = "Created: the three documents are stored.", body = crate::openapi::bodies::TaskCreated),
+        (status = 400, description = "Not a JSON object, a key missing, a field missing or of the wrong type, a hook unavailable.", body = agora_http::openapi::BareError),
+        (status = 403, description = "`created_by_subject_id` is not the caller (authentication on).", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
     // The creator is `social_task.created_by_subject_id` (a body without `social_task` is the
     // parser's to refuse).
@@ -103,32 +114,99 @@ async fn submit_task(State(creator): State<TaskCreator>, access: Access, Body(bo
     Ok((StatusCode::CREATED, JsonResponse(json!({ "social_task_id": id }))).into_response())
 }
 
-async fn parse_task(State(parser): State<TaskParser>, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/parse-social-choice-task", tag = crate::openapi::TAG,
+    summary = "Parse a task without storing it (§3.2)",
+    request_body = crate::openapi::bodies::CreateTaskRequest,
+    responses(
+        (status = 200, description = "The three documents with the stored field names.", body = crate::openapi::bodies::Parsed),
+        (status = 400, description = "As `POST /submit-social-choice-task`.", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn parse_task(State(parser): State<TaskParser>, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     let bundle = parser.parse_task(&body)?;
     Ok(JsonResponse(json!({ "parsed": bundle.to_parsed_dict() })).into_response())
 }
 
-async fn submit_vote(State(intake): State<VoteIntake>, access: Access, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/submit-vote", tag = crate::openapi::TAG,
+    summary = "Submit a vote (§3.3)",
+    request_body = crate::openapi::bodies::VoteRequest,
+    responses(
+        (status = 200, description = "Stored (or a retry of the stored vote), with the PQT's verdict.", body = crate::openapi::bodies::VoteAccepted),
+        (status = 400, description = "`Vote rejected: ...`: a key missing or of the wrong type.", body = agora_http::openapi::BareError),
+        (status = 403, description = "`Vote rejected: ...`: not a member of a private task, or not the caller.", body = agora_http::openapi::BareError),
+        (status = 404, description = "`Vote rejected: Invalid social_task_id.`", body = agora_http::openapi::BareError),
+        (status = 409, description = "`Vote rejected: ...`: the task is not started or complete, the subject already voted, the `vote_id` is taken.", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn submit_vote(State(intake): State<VoteIntake>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false).map_err(|e| ApiError::bad_request(format!("Vote rejected: {}", e.message())))?;
     access.claim_field(&mut body, "submitter_subject_id").map_err(ApiError::refused)?;
     let accepted = intake.submit_vote(&body).await.map_err(vote_refusal)?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
 }
 
-async fn get_report(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/get-report/{social_task_id}", tag = crate::openapi::TAG,
+    summary = "The task's report (§3.4)",
+    params(("social_task_id" = String, Path, description = "The task's id.")),
+    responses(
+        (status = 200, description = "`report_json` as stored: `{}` before completion.", body = crate::openapi::bodies::ReportAnswer),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::BareError),
+        (status = 404, description = "`Invalid social_task_id.`", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn get_report(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(raw(queries.get_report(&id).await?))
 }
 
-async fn get_status(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/get-status/{social_task_id}", tag = crate::openapi::TAG,
+    summary = "The task's status (§3.4)",
+    params(("social_task_id" = String, Path, description = "The task's id.")),
+    responses(
+        (status = 200, description = "The status.", body = crate::openapi::bodies::TaskStatusAnswer),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::BareError),
+        (status = 404, description = "`Invalid social_task_id.`", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn get_status(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(JsonResponse(queries.get_status(&id).await?).into_response())
 }
 
-async fn get_full_task_bundle(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/get-full-task-bundle/{social_task_id}", tag = crate::openapi::TAG,
+    summary = "The task's documents and votes (§3.4)",
+    params(("social_task_id" = String, Path, description = "The task's id.")),
+    responses(
+        (status = 200, description = "The three documents and every vote.", body = crate::openapi::bodies::FullTaskBundle),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::BareError),
+        (status = 404, description = "`Invalid social_task_id.`", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn get_full_task_bundle(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(raw(queries.get_full_task_bundle(&id).await?))
 }
 
-async fn is_live_streaming_enabled(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/is-live-streaming-enabled/{social_task_id}", tag = crate::openapi::TAG,
+    summary = "Whether the task streams live (§3.4)",
+    params(("social_task_id" = String, Path, description = "The task's id.")),
+    responses(
+        (status = 200, description = "Whether the live stream serves the task.", body = crate::openapi::bodies::LiveStreaming),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::BareError),
+        (status = 404, description = "`Invalid social_task_id.`", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn is_live_streaming_enabled(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     let enabled = queries.is_live_streaming_enabled(&id).await?;
     Ok(JsonResponse(json!({ "enabled": enabled })).into_response())
 }
@@ -136,7 +214,27 @@ async fn is_live_streaming_enabled(State(queries): State<Queries>, Segment(id): 
 /// The documents as the store streams them, as a JSON array: the same bytes as the stored
 /// documents joined, never all of them in memory (see `agora_http::json_list`). `?limit=&skip=`
 /// page through them.
-async fn generic_query(State(queries): State<Queries>, Segment(collection): Segment, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/generic-query/{collection}", tag = crate::openapi::TAG,
+    summary = "Query a collection (§3.4)",
+    params(
+        ("collection" = crate::openapi::bodies::Collection, Path, description = "One of the four collections."),
+        ("limit" = Option<u64>, Query, description = "At most this many documents."),
+        ("skip" = Option<u64>, Query, description = "Skip this many matches first."),
+    ),
+    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    responses(
+        (status = 200, description = "The matching documents as stored, in insertion order.", body = Vec<crate::openapi::bodies::StoredDocument>),
+        (status = 400, description = "An id in the path is not valid UTF-8; unknown collection (naming the allowed ones), an invalid filter or paging parameter.", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn generic_query(
+    State(queries): State<Queries>,
+    Segment(collection): Segment,
+    RawQuery(query): RawQuery,
+    Body(body): Body,
+) -> Reply {
     let page = agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?;
     let filter = json_body(&body, true)?;
     let docs = queries.generic_query(&collection, &filter, page).await?;

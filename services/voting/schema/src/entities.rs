@@ -20,8 +20,9 @@ pub mod collections {
 
 /// Declares a string-valued field whose meaningful values are a closed set, stored as the
 /// string itself; the spec does not validate the field, so any other value is kept as written.
+/// `as "<name>"` names its OpenAPI schema (feature `openapi`): a string, the named values listed.
 macro_rules! string_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident as $schema_name:literal { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum $name {
@@ -55,6 +56,25 @@ macro_rules! string_enum {
             }
         }
 
+        /// A string: the values the spec names are listed, any other is kept as written.
+        #[cfg(feature = "openapi")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                let named = [$($text),+].map(|v| format!("`{v}`")).join(", ");
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .description(Some(format!("{named}, or any other value, kept as written (not validated).")))
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $schema_name.into()
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
@@ -83,7 +103,7 @@ macro_rules! string_enum {
 
 string_enum! {
     /// A task's status (§1.4). Only a `scheduled` task starts.
-    TaskStatus {
+    TaskStatus as "SocialTaskStatus" {
         Scheduled = "scheduled",
         Started = "started",
         Complete = "complete",
@@ -93,7 +113,7 @@ string_enum! {
 string_enum! {
     /// A task's access type (§1.3): who may vote and when the trigger holds. Not validated
     /// (§2.1): a task of another type takes votes from anyone and never triggers.
-    AccessType {
+    AccessType as "SocialTaskAccessType" {
         Private = "private",
         Public = "public",
     }
@@ -104,28 +124,42 @@ pub const DEFAULT_DURATION: i64 = 5;
 
 /// §2.1: the task itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SocialTaskCoreData {
     pub social_task_id: String,
     pub created_by_subject_id: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub created_by_subject_data: Map<String, Value>,
     pub org_ids: Vec<String>,
     pub social_task_access_type: AccessType,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub goal_data: Map<String, Value>,
     pub social_tasks_topics: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub social_task_properties: Map<String, Value>,
+    /// Naive UTC, ISO-8601 (`2026-10-22T10:03:12.481203`).
     #[serde(with = "iso")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub creation_time: DateTime<Utc>,
+    /// Naive UTC, ISO-8601; absent when the task has none.
     #[serde(with = "iso_opt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub scheduled_time: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub duration: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = TaskStatus))]
     pub status: Option<TaskStatus>,
+    /// The report (§2.6) once evaluated, `{}` before.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub report_json: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub job_id: Option<String>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub enable_live_streaming: bool,
 }
 
@@ -152,27 +186,38 @@ impl SocialTaskCoreData {
 
 /// §2.2: what voters see.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SocialChoiceSubjectSpecInput {
     pub social_task_id: String,
     pub topic_title: String,
     pub topic_description: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub voting_options_map: Map<String, Value>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub voting_option_metadata_map: Map<String, Value>,
     pub supported_protocols: Vec<String>,
+    /// A function spec (§2.5), as the creator sent it; `{}`: none.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub voting_message_request_creator: FunctionSpec,
 }
 
 impl Entity for SocialChoiceSubjectSpecInput {}
 
-/// §2.3: how votes are qualified and counted.
+/// §2.3: how votes are qualified and counted. Each hook is a function spec (§2.5) as the
+/// creator sent it (`{}`: none).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SocialChoiceEvaluationInput {
     pub social_task_id: String,
     pub constraints_entry_id: String,
     pub constraints_entry_id_1: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub voting_pqt: FunctionSpec,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub choice_evaluation: FunctionSpec,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub tie_breaker: FunctionSpec,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub post_awarding: FunctionSpec,
 }
 
@@ -180,12 +225,16 @@ impl Entity for SocialChoiceEvaluationInput {}
 
 /// §2.4: one subject's vote on one task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Vote {
     pub vote_id: String,
     pub social_task_id: String,
     pub submitter_subject_id: String,
+    /// The ballot, free-form (an object on every vote the request parser takes).
     pub vote_data: Value,
+    /// Naive UTC, ISO-8601: the server's time of receipt.
     #[serde(with = "iso")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub submission_time: DateTime<Utc>,
     pub qualified: bool,
 }

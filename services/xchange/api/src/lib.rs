@@ -2,10 +2,13 @@
 //! platform's service shell (`agora_http::shell`): one router per flow ([`Flow`]), so that each
 //! Lambda function builds and serves only its flow, and [`router`] with every route for the local
 //! server. Every answer is the envelope of §3: `{"ok": true, "data": ...}` or
-//! `{"ok": false, "error": "<message>"}` with a non-2xx status.
+//! `{"ok": false, "error": "<message>"}` with a non-2xx status. With the feature `openapi`,
+//! `openapi::document()` is Xchange's OpenAPI 3.1 document.
 
 mod body;
 mod error;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod routes;
 mod shell;
 

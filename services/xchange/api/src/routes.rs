@@ -93,51 +93,170 @@ pub fn query_routes(queries: Queries) -> Router {
 
 // Tasks.
 
-async fn submit_task(State(intake): State<TaskIntake>, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/tasks", tag = crate::openapi::TAG,
+    summary = "Submit a task",
+    request_body = crate::openapi::bodies::TaskRequest,
+    responses(
+        (status = 201, description = "Stored, and assigned as its mode says (function mode: already assigned).", body = crate::openapi::bodies::EnvelopedExchangeTask),
+        (status = 400, description = "Not a JSON object, a field missing, of the wrong type or unknown, a mode's parameter missing, an unavailable function, a selector that failed.", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "`task_id` is taken.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn submit_task(State(intake): State<TaskIntake>, Body(body): Body) -> Reply {
     let body = json_body(&body, false)?;
     let task = intake.submit_task(&body).await?;
     Ok(ok(StatusCode::CREATED, &task))
 }
 
-async fn get_task(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/tasks/{task_id}", tag = crate::openapi::TAG,
+    summary = "A task",
+    params(
+        ("task_id" = String, Path, description = "The task's id.")
+    ),
+    responses(
+        (status = 200, description = "The task as stored.", body = crate::openapi::bodies::EnvelopedExchangeTask),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "`Task not found`", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn get_task(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(ok_doc(StatusCode::OK, &queries.task(&id).await?))
 }
 
-async fn task_output(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/tasks/{task_id}/output", tag = crate::openapi::TAG,
+    summary = "A task's status and output",
+    params(
+        ("task_id" = String, Path, description = "The task's id.")
+    ),
+    responses(
+        (status = 200, description = "The task's status and output.", body = crate::openapi::bodies::EnvelopedTaskOutput),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "`Task not found`", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn task_output(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(ok(StatusCode::OK, &queries.output(&id).await?))
 }
 
-async fn query_tasks(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/tasks/query", tag = crate::openapi::TAG,
+    summary = "Query tasks",
+    params(
+        ("limit" = Option<u64>, Query, description = "At most this many documents."),
+        ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
+    ),
+    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    responses(
+        (status = 200, description = "The matching tasks as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedExchangeTasks),
+        (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn query_tasks(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
     let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_tasks(&filter, page).await?).await
 }
 
 // Subjects.
 
-async fn create_subject(State(subjects): State<Subjects>, access: Access, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/subjects", tag = crate::openapi::TAG,
+    summary = "Register a subject",
+    request_body = crate::openapi::bodies::SubjectRequest,
+    responses(
+        (status = 201, description = "Stored: the subject with its defaults.", body = crate::openapi::bodies::EnvelopedExchangeSubject),
+        (status = 400, description = "Not a JSON object, a field of the wrong type or unknown.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "`subject_id` is not the caller (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 409, description = "`subject_id` is taken.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn create_subject(State(subjects): State<Subjects>, access: Access, Body(body): Body) -> Reply {
     let mut body = json_body(&body, false)?;
     access.claim_field(&mut body, "subject_id").map_err(ApiError::refused)?;
     let subject = subjects.create(&body).await?;
     Ok(ok(StatusCode::CREATED, &subject))
 }
 
-async fn get_subject(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    get, path = "/subjects/{subject_id}", tag = crate::openapi::TAG,
+    summary = "A subject",
+    params(
+        ("subject_id" = String, Path, description = "The subject's id.")
+    ),
+    responses(
+        (status = 200, description = "The subject as stored.", body = crate::openapi::bodies::EnvelopedExchangeSubject),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "`Subject not found`", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn get_subject(State(queries): State<Queries>, Segment(id): Segment) -> Reply {
     Ok(ok_doc(StatusCode::OK, &queries.subject(&id).await?))
 }
 
-async fn patch_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    patch, path = "/subjects/{subject_id}", tag = crate::openapi::TAG,
+    summary = "Update a subject",
+    params(
+        ("subject_id" = String, Path, description = "The subject's id.")
+    ),
+    request_body = crate::openapi::bodies::SubjectPatch,
+    responses(
+        (status = 200, description = "The subject as stored after the update.", body = crate::openapi::bodies::EnvelopedExchangeSubject),
+        (status = 400, description = "An id in the path is not valid UTF-8; a field of the wrong type, an id, or an empty body.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the subject itself or an operator may update it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "`Subject not found`", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn patch_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment, Body(body): Body) -> Reply {
     access.act_as("subject_id", &id).map_err(ApiError::refused)?;
     let body = json_body(&body, false)?;
     Ok(ok_doc(StatusCode::OK, &subjects.patch(&id, &body).await?))
 }
 
-async fn delete_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    delete, path = "/subjects/{subject_id}", tag = crate::openapi::TAG,
+    summary = "Delete a subject",
+    params(
+        ("subject_id" = String, Path, description = "The subject's id.")
+    ),
+    responses(
+        (status = 200, description = "Deleted.", body = crate::openapi::bodies::EnvelopedDeleted),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::EnvelopedError),
+        (status = 403, description = "Only the subject itself or an operator may delete it (authentication on).", body = agora_http::openapi::EnvelopedError),
+        (status = 404, description = "`Subject not found`", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn delete_subject(State(subjects): State<Subjects>, access: Access, Segment(id): Segment) -> Reply {
     access.act_as("subject_id", &id).map_err(ApiError::refused)?;
     subjects.delete(&id).await?;
     Ok(ok(StatusCode::OK, &json!({"deleted": true})))
 }
 
-async fn query_subjects(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/subjects/query", tag = crate::openapi::TAG,
+    summary = "Query subjects",
+    params(
+        ("limit" = Option<u64>, Query, description = "At most this many documents."),
+        ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
+    ),
+    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    responses(
+        (status = 200, description = "The matching subjects as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedExchangeSubjects),
+        (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
+        agora_http::openapi::Refusals<agora_http::openapi::EnvelopedError>,
+    )
+))]
+pub(crate) async fn query_subjects(State(queries): State<Queries>, RawQuery(query): RawQuery, Body(body): Body) -> Reply {
     let (filter, page) = (json_body(&body, true)?, agora_http::page_of_query(query.as_deref()).map_err(ApiError::param)?);
     streamed(queries.stream_subjects(&filter, page).await?).await
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// How a task is assigned (§4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ExchangeAssignmentType))]
 pub enum AssignmentType {
     /// To `task_metadata.task_assignment.subject_id`.
     Direct,
@@ -36,6 +37,7 @@ impl AssignmentType {
 /// A task's status (§1): `completed`, `failed` and `rejected` are final.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ExchangeTaskStatus))]
 pub enum TaskStatus {
     /// Stored, assignment not yet done.
     #[default]

@@ -14,6 +14,7 @@ pub const TASK_ASSIGNMENT: &str = "task_assignment";
 pub const BID_JOB_ID: &str = "bid_job_id";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExchangeTask {
     pub task_id: String,
     pub task_assignment_type: AssignmentType,
@@ -21,11 +22,14 @@ pub struct ExchangeTask {
     pub task_data: Value,
     pub task_assignment_status: TaskStatus,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub task_metadata: Map<String, Value>,
     /// The spec's spelling (compat).
     #[serde(default, with = "micros_opt")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, required = true))]
     pub taski_creation_time: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]
     pub task_output: Map<String, Value>,
 }
 

@@ -107,7 +107,7 @@ impl Authed {
 
     /// Sends `method` with `token` (none: no Authorization header) and a raw JSON body.
     async fn exchange(&self, token: Option<&str>, method: Method, path: &str, body: Option<String>) -> Answer {
-        let mut request = self.server.http.request(method, self.server.url(path));
+        let mut request = self.server.http.request(method.clone(), self.server.url(path));
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -117,7 +117,9 @@ impl Authed {
         let r = request.send().await.expect("request");
         let status = r.status().as_u16();
         let challenge = r.headers().get("www-authenticate").map(|v| v.to_str().expect("ASCII").to_owned());
-        (status, r.json().await.unwrap_or(Value::Null), challenge)
+        let body = r.json().await.unwrap_or(Value::Null);
+        agora_e2e::openapi::assert_documented(method.as_str(), path, status, &body);
+        (status, body, challenge)
     }
 
     async fn send(&self, token: &str, method: Method, path: &str, body: Option<&Value>) -> (u16, Value) {

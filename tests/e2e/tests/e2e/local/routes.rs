@@ -8,12 +8,15 @@ use serde_json::{json, Value};
 
 /// Sends `body` (when given) with `method`; returns the status and the body as text.
 async fn raw(server: &Server, method: Method, path: &str, body: Option<&str>) -> (u16, String) {
-    let mut request = server.http.request(method, server.url(path));
+    let mut request = server.http.request(method.clone(), server.url(path));
     if let Some(body) = body {
         request = request.header("content-type", "application/json").body(body.to_owned());
     }
     let answer = request.send().await.expect("request");
-    (answer.status().as_u16(), answer.text().await.expect("body"))
+    let status = answer.status().as_u16();
+    let text = answer.text().await.expect("body");
+    agora_e2e::openapi::assert_documented(method.as_str(), path, status, &serde_json::from_str(&text).unwrap_or(Value::Null));
+    (status, text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,7 +46,8 @@ impl Logged {
         }
         let response = request.send().await.expect("the server answers");
         let trace = response.headers().get(agora_telemetry::trace::HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-        (response.status().as_u16(), response.json().await.unwrap_or(Value::Null), trace)
+        let (status, body) = agora_e2e::documented("POST", path, response).await;
+        (status, body, trace)
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {

@@ -9,10 +9,9 @@ use reqwest::Method;
 
 /// Sends a raw body with `method`; returns the status and the JSON body (`null`: not JSON).
 async fn send_raw(server: &Server, method: Method, path: &str, body: &str) -> (u16, Value) {
-    let r = server.http.request(method, server.url(path)).header("content-type", "application/json").body(body.to_owned()).send().await;
-    let r = r.expect("the server answers");
-    let status = r.status().as_u16();
-    (status, r.json().await.unwrap_or(Value::Null))
+    let r =
+        server.http.request(method.clone(), server.url(path)).header("content-type", "application/json").body(body.to_owned()).send().await;
+    agora_e2e::documented(method.as_str(), path, r.expect("the server answers")).await
 }
 
 /// Asserts a 4xx refusal in the envelope whose error contains `needle` (case-insensitive).
