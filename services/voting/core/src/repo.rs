@@ -82,21 +82,25 @@ impl Repo {
         docs.iter().map(decode).collect()
     }
 
-    /// Moves a task from `from` to `to` with a conditional write; false when it was not in `from`.
-    pub async fn change_status(&self, id: &str, from: TaskStatus, to: TaskStatus) -> Result<bool, VotingError> {
-        let cond = Filter::must(json!({"status": from}));
-        Ok(self.store.update(TASKS, id, &cond, &Change::set(&json!({"status": to}))).await?)
+    /// Moves a task `scheduled` → `started` with a conditional write, recording `start_time`;
+    /// false when it was not scheduled.
+    pub async fn start(&self, id: &str, at: &DateTime<Utc>) -> Result<bool, VotingError> {
+        let cond = Filter::must(json!({"status": TaskStatus::Scheduled}));
+        let set = json!({"status": TaskStatus::Started, "start_time": format_datetime(at)});
+        Ok(self.store.update(TASKS, id, &cond, &Change::set(&set)).await?)
     }
 
-    /// Writes the report and completes the task in one conditional write (only a `started` task).
-    pub async fn complete<R: serde::Serialize>(&self, id: &str, report: &R) -> Result<bool, VotingError> {
+    /// Writes the report and completes the task in one conditional write (only a `started` task),
+    /// recording `end_time`.
+    pub async fn complete<R: serde::Serialize>(&self, id: &str, report: &R, at: &DateTime<Utc>) -> Result<bool, VotingError> {
         // Serialized once, straight into the update: a report may hold a million votes.
         #[derive(serde::Serialize)]
         struct Completion<'a, R> {
             report_json: &'a R,
             status: TaskStatus,
+            end_time: String,
         }
-        let set = Change::set(&Completion { report_json: report, status: TaskStatus::Complete });
+        let set = Change::set(&Completion { report_json: report, status: TaskStatus::Complete, end_time: format_datetime(at) });
         let cond = Filter::must(json!({"status": TaskStatus::Started}));
         Ok(self.store.update(TASKS, id, &cond, &set).await?)
     }

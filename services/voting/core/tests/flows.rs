@@ -61,6 +61,12 @@ async fn started_public_task(f: &Flows, duration: i64) -> String {
     id
 }
 
+/// The task's document as stored.
+async fn stored_task(f: &Flows, id: &str) -> Value {
+    let bundle: Value = serde_json::from_str(f.voting.queries().get_full_task_bundle(id).await.expect("bundle").get()).expect("JSON");
+    bundle["task"].clone()
+}
+
 fn vote(task: &str, voter: &str, option: &str) -> Value {
     json!({
         "vote_id": format!("vote-{voter}"), "social_task_id": task, "submitter_subject_id": voter,
@@ -91,6 +97,9 @@ async fn a_private_task_runs_from_creation_to_report() {
     let invite = f.publisher.to("agent-translator-02");
     assert_eq!(invite.len(), 1);
     assert_eq!(invite[0]["event_type"], "voting_invite");
+    // It records when it started (10:01), and has no end yet.
+    let task = stored_task(&f, &id).await;
+    assert_eq!((task["start_time"].as_str(), task.get("end_time")), (Some("2026-10-22T10:01:00"), None));
 
     // Three votes; the last makes the trigger hold and queues one evaluation request.
     for (voter, option) in [
@@ -104,12 +113,17 @@ async fn a_private_task_runs_from_creation_to_report() {
     assert_eq!(queued.len(), 1, "{queued:?}");
     assert_eq!((queued[0].key.as_str(), queued[0].body.as_str()), (id.as_str(), evaluation_request(&id).as_str()));
 
-    // The queue's handler evaluates it: done, the report stored, the winner told.
+    // The queue's handler evaluates it (at 10:06): done, the report stored, the winner told.
+    f.clock.advance(chrono::Duration::minutes(5));
     let work = EvaluationWork::new(f.voting.evaluator().clone());
     assert_eq!(work.handle(&queued[0].body).await, WorkOutcome::Done);
     assert_eq!(f.voting.queries().get_status(&id).await.expect("status"), json!({"status": "complete"}));
     let report: Value = serde_json::from_str(f.voting.queries().get_report(&id).await.expect("report").get()).expect("JSON");
     assert_eq!(report["winners"], json!(["agent-translator-02"]));
+    // The task records its end, the report's evaluated_at, and keeps its start.
+    let task = stored_task(&f, &id).await;
+    assert_eq!((task["start_time"].as_str(), task["end_time"].as_str()), (Some("2026-10-22T10:01:00"), Some("2026-10-22T10:06:00")));
+    assert_eq!(report["evaluated_at"].as_str(), task["end_time"].as_str());
     assert_eq!(report["votes"].as_array().map(Vec::len), Some(3));
     let result = f.publisher.to("agent-translator-02");
     assert_eq!(result.last().map(|m| m["event_type"].clone()), Some(json!("voting_result")));

@@ -151,6 +151,16 @@ pub struct SocialTaskCoreData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = TaskStatus))]
     pub status: Option<TaskStatus>,
+    /// When the task started (naive UTC, ISO-8601), as the upstream system recorded it: written
+    /// with `status: started`, absent before.
+    #[serde(with = "iso_opt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub start_time: Option<DateTime<Utc>>,
+    /// When the task was evaluated (naive UTC, ISO-8601; the report's `evaluated_at`): written
+    /// with `status: complete`, absent before.
+    #[serde(with = "iso_opt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub end_time: Option<DateTime<Utc>>,
     /// The report (§2.6) once evaluated, `{}` before.
     #[serde(default, deserialize_with = "null_as_default")]
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = true))]

@@ -89,6 +89,8 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
             scheduled_time,
             duration,
             status: status.map(TaskStatus::from),
+            start_time: None,
+            end_time: None,
             report_json: report?,
             job_id: None,
             enable_live_streaming: enable_live_streaming.unwrap_or(false),

@@ -144,6 +144,7 @@ impl Evaluator {
             }
         };
 
+        let evaluated_at = self.clock.now();
         let report = Report {
             task: &task,
             subject_spec,
@@ -152,9 +153,9 @@ impl Evaluator {
             winners: &winners,
             post_award_payload: &payload,
             dsl_outputs: &dsl_outputs,
-            evaluated_at: self.clock.now(),
+            evaluated_at,
         };
-        let completed = self.repo.complete(id, &report).await;
+        let completed = self.repo.complete(id, &report, &evaluated_at).await;
         let store_ms = clock.elapsed().as_millis() - read_ms - decode_ms - decide_ms;
         drop(input);
         release_votes(votes, raw_votes);

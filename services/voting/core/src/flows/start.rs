@@ -85,7 +85,7 @@ impl Starter {
         };
         match self.invite(social_task_id).await {
             Ok(invitations) => {
-                if self.repo.change_status(social_task_id, TaskStatus::Scheduled, TaskStatus::Started).await? {
+                if self.repo.start(social_task_id, &self.clock.now()).await? {
                     tracing::info!(invitations, "task started");
                     if task.enable_live_streaming {
                         self.changes.task_changed(social_task_id).await;
