@@ -38,12 +38,14 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 # The services' OpenAPI document is OpenAPI 3.1 (that it matches the code: infra/local/tests/openapi.rs).
 .venv/bin/python -m openapi_spec_validator docs/openapi.json
-# The clients against the local server: the Python client (clients/python), and the `agora`
-# CLI's MCP server (clients/cli) driven by the MCP Python SDK.
+# The clients against the local server: the Python client (clients/python), the `agora` CLI's
+# MCP server (clients/cli) driven by the MCP Python SDK, and the console (infra/console) in
+# Debian's Chromium (installed by its script; screenshots in target/console-screenshots/).
 cargo build --locked -p agora-local -p agora-cli
 export AGORA_LOCAL_BIN="$PWD/target/debug/agora-local" AGORA_BIN="$PWD/target/debug/agora"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check ./clients/python
 .venv/bin/python -m pytest -q -p no:cacheprovider clients/python/tests clients/cli/tests/mcp
+infra/console/tests/run.sh
 # The same end-to-end suites (voting's, Orcade's and Xchange's) on the MongoDB and DynamoDB adapters (the
 # embedded store ran above).
 e2e_suite=(--test e2e -- voting::flow:: voting::concurrency:: voting::bad_input:: voting::live_stream:: voting::queries:: voting::crash:: voting::pqt_calls:: voting::input_keys:: orcade:: xchange:: clients::)

@@ -35,11 +35,14 @@ ISSUER = {
     "AuthAudience": "example-client-id",
     "AuthJwksUrl": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example/.well-known/jwks.json",
 }
+# The console's origin when it is served from elsewhere (ConsoleOrigin).
+CONSOLE = "https://console.example.com"
 # (name, parameter values, translation)
 CASES = [
     ("auth on", ISSUER, "target/template.cfn.json"),
     ("auth on, route scopes", {**ISSUER, "AuthRouteScopes": "agora/api,agora:admin"}, "target/template.scopes.cfn.json"),
     ("auth off", {"AuthEnabled": "false"}, "target/template.auth-off.cfn.json"),
+    ("auth on, console elsewhere", {**ISSUER, "ConsoleOrigin": CONSOLE}, "target/template.console.cfn.json"),
 ]
 
 with open("template.yaml", encoding="utf-8") as f:
@@ -144,6 +147,13 @@ def check_translation(case, cfn, resolve):
             fail(f"{case}: {api_name} has no JWT authorizer (x-amazon-apigateway-authorizer of type jwt)")
         if not auth_on and jwt:
             fail(f"{case}: {api_name} has JWT authorizers {sorted(jwt)} with auth off")
+        # CORS for the console's origin only when it has one (API Gateway answers the preflights).
+        cors = body.get("x-amazon-apigateway-cors")
+        origin = resolve.param("ConsoleOrigin")
+        if origin and (not cors or cors.get("allowOrigins") != [origin] or "authorization" not in cors.get("allowHeaders", [])):
+            fail(f"{case}: {api_name} answers CORS as {cors!r}, not for the console's origin {origin} with the authorization header")
+        if not origin and cors:
+            fail(f"{case}: {api_name} answers CORS ({cors!r}) with no ConsoleOrigin")
         for path, item in body.get("paths", {}).items():
             for method, operation in resolve(item).items():
                 if not isinstance(operation, dict) or "x-amazon-apigateway-integration" not in operation:
@@ -200,12 +210,13 @@ for case, values, out in CASES:
     resolve = Resolver(source, values)
     template = copy.deepcopy(source)
     props = template["Resources"]["HttpApi"]["Properties"]
-    auth = resolve(props.get("Auth", NO_VALUE))
-    if auth is NO_VALUE:
-        props.pop("Auth", None)
-    else:
-        props["Auth"] = auth
-    # A condition or parameter only that Auth block used is gone with it, as after the real
+    for key in ("Auth", "CorsConfiguration"):
+        value = resolve(props.get(key, NO_VALUE))
+        if value is NO_VALUE:
+            props.pop(key, None)
+        else:
+            props[key] = value
+    # A condition or parameter only those blocks used is gone with them, as after the real
     # transform (else cfn-lint: W8001 unused condition, W2001 unused parameter; `sam validate
     # --lint` above still finds the template's own unused ones).
     for section in ("Conditions", "Parameters"):
@@ -243,6 +254,6 @@ for case, values, refused in [
 if failures:
     sys.exit(f"template access checks: {len(failures)} failure(s)")
 PY
-.venv/bin/cfn-lint target/template.cfn.json target/template.scopes.cfn.json target/template.auth-off.cfn.json
+.venv/bin/cfn-lint target/template.cfn.json target/template.scopes.cfn.json target/template.auth-off.cfn.json target/template.console.cfn.json
 .venv/bin/python tests/deploy/check_monitoring.py template.yaml target/template.cfn.json
-echo "template checks: sam validate --lint, cfn-lint on the translated template (auth on, with scopes, off), the access checks and the monitoring checks passed"
+echo "template checks: sam validate --lint, cfn-lint on the translated template (auth on, with scopes, off, the console elsewhere), the access checks and the monitoring checks passed"

@@ -9,6 +9,7 @@
 pub mod admin;
 pub mod auth;
 pub mod config;
+pub mod console;
 pub mod dead_letters;
 pub mod delegate;
 pub mod error;
@@ -212,7 +213,8 @@ pub async fn start(config: &Config) -> Result<Running, BoxError> {
     let mut own = inbox::router(platform.inbox.clone())
         .merge(admin::router(platform.work.clone(), platform.queues.clone()))
         .merge(health::router(platform.work.clone()))
-        .merge(openapi::router());
+        .merge(openapi::router())
+        .merge(console::router(config));
     // Every service's database is open, and the previous run's leases in it ended.
     platform.recovery.finish().await;
     if local_registry {
