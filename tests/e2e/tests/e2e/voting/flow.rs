@@ -66,10 +66,11 @@ async fn private_task_tie_broken_by_earliest_vote() {
     assert_eq!(keys, ["task", "subject_spec", "evaluation_spec", "votes", "winners", "post_award_payload", "dsl_outputs", "evaluated_at"]);
 
     let (_, bundle) = server.get(&format!("/get-full-task-bundle/{id}")).await;
-    // task: the core document at evaluation time, so `started` and no report yet.
+    // task: the core document at evaluation time, so `started`, no report and no end yet.
     let mut task_then = bundle["task"].clone();
     task_then["status"] = json!("started");
     task_then["report_json"] = json!({});
+    assert!(task_then.as_object_mut().expect("task object").remove("end_time").is_some(), "a complete task records its end");
     assert_eq!(report["task"], task_then);
     assert_eq!(report["task"]["status"], "started");
     assert_eq!(report["subject_spec"], bundle["subject_spec"]);
