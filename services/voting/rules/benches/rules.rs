@@ -17,7 +17,6 @@ use agora_voting_rules::profile::{ApprovalProfile, RankingProfile, ScoreProfile,
 use agora_voting_rules::{approval, borda, condorcet, irv, plurality, run, score};
 use agora_voting_schema::{Entity, Hook, HookInput, SocialChoiceEvaluationInput};
 use agora_voting_schema::{SocialChoiceSubjectSpecInput, SocialTaskCoreData, Vote};
-use chrono::{TimeZone, Utc};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -162,15 +161,18 @@ fn json_seconds(rule: &str, d: &Data) -> f64 {
         "social_task_id": "task_bench000", "constraints_entry_id": "", "constraints_entry_id_1": "",
         "voting_pqt": {}, "choice_evaluation": {}, "tie_breaker": {}, "post_awarding": {}}))
     .expect("evaluation input");
-    let t0 = Utc.timestamp_opt(1_790_000_000, 0).single().expect("time");
+    // An unweighted vote document as a store holds it; each vote is a copy with its own ids
+    // and ballot.
+    let base: Vote = serde_json::from_value(json!({
+        "vote_id": "v", "social_task_id": "task_bench000", "submitter_subject_id": "voter",
+        "vote_data": {}, "submission_time": "2026-10-22T09:00:00", "qualified": true}))
+    .expect("vote");
     let votes: Vec<Vote> = (0..BALLOTS)
         .map(|i| Vote {
             vote_id: format!("v{i}"),
-            social_task_id: "task_bench000".into(),
             submitter_subject_id: format!("voter{i}"),
             vote_data: vote_data(rule, d, i),
-            submission_time: t0,
-            qualified: true,
+            ..base.clone()
         })
         .collect();
     let input = HookInput::evaluation(&task, &spec, &eval, &votes, None);

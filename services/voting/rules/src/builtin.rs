@@ -1,8 +1,9 @@
 //! The builtin catalogue (`{"mode": "builtin", "name": ..., "parameters": ...}`): which names exist
 //! for which hook, and the JSON entry point [`run`].
 
+use crate::evaluate_ranked::{self, Ranked};
 use crate::params::{Params, RuleError};
-use crate::{evaluate, post_award, pqt, tie_break};
+use crate::{evaluate, post_award, pqt, tie_break, vote_weight};
 use agora_voting_schema::{Hook, HookInput};
 use serde_json::Value;
 
@@ -149,19 +150,24 @@ pub fn run(hook: Hook, name: &str, parameters: &Value, input: &HookInput<'_>) ->
     let winners = || ui.winners.ok_or(RuleError::MissingInput("winners", rule.name()));
     let vote_data = || ui.vote_data.ok_or(RuleError::MissingInput("vote_data", rule.name()));
     let goal = || Value::Object(ui.task.goal_data.clone());
+    // The choice rules count each vote with its weight (`None`: no vote carries one).
+    let weighted = || -> Result<_, RuleError> {
+        let votes = votes()?;
+        Ok((votes, vote_weight::weights(votes)?))
+    };
     match rule {
         Builtin::OptionOnBallot => Ok(pqt::option_on_ballot(options, vote_data()?)),
         Builtin::ValidRanking => Ok(pqt::valid_ranking(options, vote_data()?)),
         Builtin::ValidApproval => Ok(pqt::valid_approval(options, vote_data()?)),
         Builtin::ValidScores => pqt::valid_scores(options, vote_data()?, &params),
-        Builtin::Plurality => Ok(evaluate::plurality(options, votes()?)),
-        Builtin::WeightedPlurality => Ok(evaluate::weighted_plurality(options, votes()?)),
-        Builtin::Approval => Ok(evaluate::approval(options, votes()?)),
-        Builtin::Borda => Ok(evaluate::borda(options, votes()?)),
-        Builtin::InstantRunoff => Ok(evaluate::instant_runoff(options, votes()?)),
-        Builtin::Copeland => evaluate::copeland(options, votes()?),
-        Builtin::Schulze => evaluate::schulze(options, votes()?),
-        Builtin::Score => evaluate::score(options, votes()?, &params),
+        Builtin::Plurality => weighted().map(|(v, w)| evaluate::plurality(options, v, w.as_deref())),
+        Builtin::WeightedPlurality => weighted().map(|(v, w)| evaluate::weighted_plurality(options, v, w.as_deref())),
+        Builtin::Approval => weighted().map(|(v, w)| evaluate::approval(options, v, w.as_deref())),
+        Builtin::Borda => weighted().and_then(|(v, w)| evaluate_ranked::run(Ranked::Borda, options, v, w.as_deref())),
+        Builtin::InstantRunoff => weighted().and_then(|(v, w)| evaluate_ranked::run(Ranked::InstantRunoff, options, v, w.as_deref())),
+        Builtin::Copeland => weighted().and_then(|(v, w)| evaluate_ranked::run(Ranked::Copeland, options, v, w.as_deref())),
+        Builtin::Schulze => weighted().and_then(|(v, w)| evaluate_ranked::run(Ranked::Schulze, options, v, w.as_deref())),
+        Builtin::Score => weighted().and_then(|(v, w)| evaluate::score(options, v, &params, w.as_deref())),
         Builtin::EarliestVote => tie_break::earliest_vote(votes()?, winners()?),
         Builtin::Lexicographic => tie_break::lexicographic(winners()?),
         Builtin::SeededRandom => tie_break::seeded_random(winners()?, &params, &ui.task.social_task_id),

@@ -16,35 +16,43 @@
 //! (pref_voting's `beat_path`, which Schulze is, on margins).
 //!
 //! Both: a Condorcet winner (beats every other option) is the only winner. No ballot: no winner.
+//!
+//! Weighted ballots ([`WeightedRankings`](crate::weighted::WeightedRankings)): `support(a, b)` is
+//! the total weight of the ballots ranking `a` above `b` (an [`Exact`](crate::profile::Exact)
+//! sum), margins and path strengths are differences of weights; the definitions are otherwise the
+//! same.
 
-use crate::profile::{top_options, OptionIndex, RankedBallots, RankingProfile};
+use crate::profile::{top_options, OptionIndex, RankedBallots, RankedProfile};
+use crate::tally::Tally;
+use std::cmp::Ordering;
 
 /// Most options the pairwise rules accept (their matrices are `n × n`, Schulze is `O(n³)`).
 pub const MAX_OPTIONS: usize = 1000;
 
-/// The pairwise support matrix of a ranked profile.
+/// The pairwise support matrix of a ranked profile (`C`: `u64` ballots, or exact weights).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pairwise {
+pub struct Pairwise<C: Tally = u64> {
     n: usize,
-    ballots: u64,
-    support: Vec<u64>,
+    ballots: C,
+    support: Vec<C>,
 }
 
-impl Pairwise {
+impl<C: Tally> Pairwise<C> {
     /// Counts a ranked profile (grouping identical ballots first when that pays). Callers keep
     /// `profile.n_options()` within [`MAX_OPTIONS`].
-    pub fn count(profile: &RankingProfile) -> Pairwise {
-        match profile.grouped() {
+    pub fn count<P: RankedProfile<Count = C>>(profile: &P) -> Pairwise<C> {
+        match profile.grouped_ballots() {
             Some(g) => Self::count_ballots(&g),
             None => Self::count_ballots(profile),
         }
     }
 
-    pub fn count_ballots<B: RankedBallots>(ballots: &B) -> Pairwise {
+    pub fn count_ballots<B: RankedBallots<Count = C>>(ballots: &B) -> Pairwise<C> {
         let n = ballots.n_options();
+        let zero = C::default();
         // above[a*n + b]: ballots ranking both, a above b. ranked[a]: ballots ranking a.
-        let mut above = vec![0u64; n * n];
-        let mut ranked = vec![0u64; n];
+        let mut above = vec![zero; n * n];
+        let mut ranked = vec![zero; n];
         for i in 0..ballots.entries() {
             let w = ballots.weight(i);
             let ranking = ballots.ranking(i);
@@ -63,7 +71,7 @@ impl Pairwise {
         }
         // a above b = both ranked with a above b, plus a ranked and b not:
         // above(a,b) + (ranked(a) - above(a,b) - above(b,a)) = ranked(a) - above(b,a).
-        let mut support = vec![0u64; n * n];
+        let mut support = vec![zero; n * n];
         for a in 0..n {
             for b in 0..n {
                 if a != b {
@@ -78,76 +86,84 @@ impl Pairwise {
         self.n
     }
 
-    /// Ballots counted.
-    pub fn ballots(&self) -> u64 {
+    /// Ballots (or weight) counted.
+    pub fn ballots(&self) -> C {
         self.ballots
     }
 
-    /// Ballots ranking `a` above `b`.
-    pub fn support(&self, a: usize, b: usize) -> u64 {
+    /// Ballots (or weight) ranking `a` above `b`.
+    pub fn support(&self, a: usize, b: usize) -> C {
         self.support[a * self.n + b]
     }
 
     /// `support(a, b) - support(b, a)`.
-    pub fn margin(&self, a: usize, b: usize) -> i64 {
-        self.support(a, b) as i64 - self.support(b, a) as i64
+    pub fn margin(&self, a: usize, b: usize) -> C::Signed {
+        self.support(a, b).margin(self.support(b, a))
     }
 
     /// The option that beats every other one, if any.
     pub fn condorcet_winner(&self) -> Option<OptionIndex> {
-        (0..self.n).find(|&a| (0..self.n).all(|b| a == b || self.margin(a, b) > 0)).map(|a| a as OptionIndex)
+        let zero = C::Signed::default();
+        (0..self.n).find(|&a| (0..self.n).all(|b| a == b || self.margin(a, b) > zero)).map(|a| a as OptionIndex)
     }
 }
 
 /// The count of a Copeland election.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CopelandCount {
-    pub pairwise: Pairwise,
+pub struct CopelandCount<C: Tally = u64> {
+    pub pairwise: Pairwise<C>,
     /// Wins minus losses, by option index.
     pub scores: Vec<i64>,
     /// Every option with the highest score, in index order; empty without ballots.
     pub winners: Vec<OptionIndex>,
 }
 
-pub fn copeland(profile: &RankingProfile) -> CopelandCount {
+pub fn copeland<P: RankedProfile>(profile: &P) -> CopelandCount<P::Count> {
     copeland_from(Pairwise::count(profile))
 }
 
-pub fn copeland_from(pairwise: Pairwise) -> CopelandCount {
+pub fn copeland_from<C: Tally>(pairwise: Pairwise<C>) -> CopelandCount<C> {
     let n = pairwise.n;
-    let scores: Vec<i64> = (0..n).map(|a| (0..n).filter(|&b| b != a).map(|b| pairwise.margin(a, b).signum()).sum()).collect();
-    let winners = if pairwise.ballots == 0 { Vec::new() } else { top_options(&scores, |_| true) };
+    let zero = C::Signed::default();
+    let sign = |m: C::Signed| match m.cmp(&zero) {
+        Ordering::Greater => 1,
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+    };
+    let scores: Vec<i64> = (0..n).map(|a| (0..n).filter(|&b| b != a).map(|b| sign(pairwise.margin(a, b))).sum()).collect();
+    let winners = if pairwise.ballots == C::default() { Vec::new() } else { top_options(&scores, |_| true) };
     CopelandCount { pairwise, scores, winners }
 }
 
 /// The count of a Schulze election.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SchulzeCount {
-    pub pairwise: Pairwise,
+pub struct SchulzeCount<C: Tally = u64> {
+    pub pairwise: Pairwise<C>,
     /// `p(a, b)` at `a * n + b`: strength (in margins) of the strongest path from `a` to `b`; 0
     /// when there is none and on the diagonal.
-    pub strongest_paths: Vec<i64>,
+    pub strongest_paths: Vec<C::Signed>,
     /// Every undefeated option, in index order; empty without ballots.
     pub winners: Vec<OptionIndex>,
 }
 
-impl SchulzeCount {
-    pub fn strength(&self, a: usize, b: usize) -> i64 {
+impl<C: Tally> SchulzeCount<C> {
+    pub fn strength(&self, a: usize, b: usize) -> C::Signed {
         self.strongest_paths[a * self.pairwise.n + b]
     }
 }
 
-pub fn schulze(profile: &RankingProfile) -> SchulzeCount {
+pub fn schulze<P: RankedProfile>(profile: &P) -> SchulzeCount<P::Count> {
     schulze_from(Pairwise::count(profile))
 }
 
-pub fn schulze_from(pairwise: Pairwise) -> SchulzeCount {
+pub fn schulze_from<C: Tally>(pairwise: Pairwise<C>) -> SchulzeCount<C> {
     let n = pairwise.n;
-    let mut p = vec![0i64; n * n];
+    let zero = C::Signed::default();
+    let mut p = vec![zero; n * n];
     for a in 0..n {
         for b in 0..n {
             if a != b {
-                p[a * n + b] = pairwise.margin(a, b).max(0);
+                p[a * n + b] = pairwise.margin(a, b).max(zero);
             }
         }
     }
@@ -158,7 +174,7 @@ pub fn schulze_from(pairwise: Pairwise) -> SchulzeCount {
                 continue;
             }
             let ak = p[a * n + k];
-            if ak == 0 {
+            if ak == zero {
                 continue;
             }
             for b in 0..n {
@@ -171,7 +187,7 @@ pub fn schulze_from(pairwise: Pairwise) -> SchulzeCount {
             }
         }
     }
-    let winners = if pairwise.ballots == 0 {
+    let winners = if pairwise.ballots == C::default() {
         Vec::new()
     } else {
         (0..n).filter(|&a| (0..n).all(|b| p[a * n + b] >= p[b * n + a])).map(|a| a as OptionIndex).collect()
@@ -182,6 +198,8 @@ pub fn schulze_from(pairwise: Pairwise) -> SchulzeCount {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{Exact, RankingProfile};
+    use crate::weighted::{Weight, WeightedRankings};
 
     fn profile(n: usize, ballots: &[(&[u32], usize)]) -> RankingProfile {
         let mut p = RankingProfile::new(n);
@@ -239,5 +257,40 @@ mod tests {
         assert!(schulze(&p).winners.is_empty());
         let p = RankingProfile::new(0);
         assert!(schulze(&p).winners.is_empty());
+    }
+
+    #[test]
+    fn weighted_pairwise_counts() {
+        // [0, 1, 2] × 1.5, [1, 2, 0] × 1, [2, 0] × 0.75 (1 unranked: below 2 and 0).
+        // support(0,1) = 1.5 + 0.75 = 2.25, support(1,0) = 1; support(1,2) = 2.5,
+        // support(2,1) = 0.75; support(0,2) = 1.5, support(2,0) = 1.75.
+        // Margins: 0 > 1 by 1.25, 1 > 2 by 1.75, 2 > 0 by 0.25: a cycle.
+        // Copeland: every option 1 − 1 = 0, a three-way tie.
+        // Schulze: p(0,2) = min(1.25, 1.75) = 1.25 > p(2,0) = 0.25, p(1,0) = min(1.75, 0.25)
+        // = 0.25 < 1.25, p(2,1) = min(0.25, 1.25) = 0.25 < 1.75: 0 is the only winner.
+        let mut p = WeightedRankings::new(3);
+        for (r, w) in [(&[0, 1, 2][..], 1.5), (&[1, 2, 0], 1.0), (&[2, 0], 0.75)] {
+            assert!(p.push(r, Weight::new(w).unwrap()));
+        }
+        let e = |x: f64| Exact::from_f64(x).unwrap();
+        let w = Pairwise::count(&p);
+        assert_eq!((w.support(0, 1), w.support(1, 0)), (e(2.25), e(1.0)));
+        assert_eq!((w.support(1, 2), w.support(2, 1)), (e(2.5), e(0.75)));
+        assert_eq!((w.support(0, 2), w.support(2, 0)), (e(1.5), e(1.75)));
+        assert_eq!(w.condorcet_winner(), None);
+        let c = copeland(&p);
+        assert_eq!(c.scores, vec![0, 0, 0]);
+        assert_eq!(c.winners, vec![0, 1, 2]);
+        let s = schulze(&p);
+        assert_eq!((s.strength(0, 2), s.strength(2, 0)), (e(1.25), e(0.25)));
+        assert_eq!((s.strength(1, 0), s.strength(0, 1)), (e(0.25), e(1.25)));
+        assert_eq!(s.winners, vec![0]);
+        // The same ballots unweighted: 0 > 1 (2 to 1), 1 > 2 (2 to 1), 2 > 0 (2 to 1): a
+        // symmetric cycle, everybody wins Schulze.
+        let mut u = RankingProfile::new(3);
+        for r in [&[0, 1, 2][..], &[1, 2, 0], &[2, 0]] {
+            assert!(u.push(r));
+        }
+        assert_eq!(schulze(&u).winners, vec![0, 1, 2]);
     }
 }

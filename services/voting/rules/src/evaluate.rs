@@ -1,16 +1,22 @@
-//! The choice-evaluation builtins' JSON layer: qualified votes → typed profile → count → output
-//! `{"winners": [...sorted keys...], <evidence>, "ignored": n}`.
+//! The choice-evaluation builtins' JSON layer for single-choice, approval and score ballots:
+//! qualified votes → typed profile → count → output
+//! `{"winners": [...sorted keys...], <evidence>, "ignored": n}`. The ranked rules are in
+//! [`crate::evaluate_ranked`].
+//!
+//! Each rule takes the votes' weights ([`crate::vote_weight`]): `None` (no vote carries one)
+//! counts exactly as before weights existed; `Some` counts weighted profiles
+//! ([`crate::weighted`]). Counts are written by [`ToJson`]: integers stay integers, a weighted
+//! sum is an integer when whole and a float otherwise.
 
-use crate::ballot::{self, APPROVED, RANKING};
-use crate::condorcet::{self, Pairwise, MAX_OPTIONS};
-use crate::json::{exact_number, OptionLookup};
+use crate::ballot::{self, APPROVED};
+use crate::json::{exact_number, OptionLookup, ToJson};
 use crate::params::{Params, RuleError};
-use crate::profile::{ApprovalProfile, OptionIndex, RankingProfile, ScoreProfile, ScoreRange};
-use crate::{approval as approval_rule, borda as borda_rule, irv, plurality as plurality_rule};
-use crate::{score as score_rule, Vote};
+use crate::profile::{ApprovalProfile, Exact, ScoreProfile, ScoreRange};
+use crate::weighted::{Weight, WeightedApprovals, WeightedScores};
+use crate::{approval as approval_rule, plurality as plurality_rule, score as score_rule, Vote};
 use serde_json::{Map, Value};
 
-fn output(winners: Vec<Value>, evidence: Vec<(&str, Value)>, ignored: u64) -> Value {
+pub(crate) fn output(winners: Vec<Value>, evidence: Vec<(&str, Value)>, ignored: u64) -> Value {
     let mut out = Map::new();
     out.insert("winners".into(), Value::Array(winners));
     for (k, v) in evidence {
@@ -20,10 +26,19 @@ fn output(winners: Vec<Value>, evidence: Vec<(&str, Value)>, ignored: u64) -> Va
     Value::Object(out)
 }
 
+/// The weight of vote `i` (1 on the unweighted path).
+#[inline]
+pub(crate) fn weight_of(weights: Option<&[Weight]>, i: usize) -> Weight {
+    weights.and_then(|w| w.get(i).copied()).unwrap_or(Weight::ONE)
+}
+
 /// §4.4's reference plurality: `{"winners", "tally", "ignored"}`; ballots whose
-/// `selected_option` is not on the ballot are ignored.
-pub(crate) fn plurality(options: &Map<String, Value>, votes: &[Vote]) -> Value {
+/// `selected_option` is not on the ballot are ignored. Weighted: the tally sums weights.
+pub(crate) fn plurality(options: &Map<String, Value>, votes: &[Vote], weights: Option<&[Weight]>) -> Value {
     let lookup = OptionLookup::new(options);
+    if weights.is_some() {
+        return tally_output(&lookup, votes, |i, vote_data| Ok((ballot::selected(vote_data, &lookup)?, weight_of(weights, i).exact())));
+    }
     let mut choices = Vec::with_capacity(votes.len());
     let mut ignored = 0u64;
     for v in votes {
@@ -40,18 +55,34 @@ pub(crate) fn plurality(options: &Map<String, Value>, votes: &[Vote]) -> Value {
     )
 }
 
-/// Weighted plurality: `{"winners", "tally", "ignored"}`.
-pub(crate) fn weighted_plurality(options: &Map<String, Value>, votes: &[Vote]) -> Value {
+/// Weighted plurality: `{"winners", "tally", "ignored"}`; each ballot counts its
+/// `vote_data.weight` times its vote's weight.
+pub(crate) fn weighted_plurality(options: &Map<String, Value>, votes: &[Vote], weights: Option<&[Weight]>) -> Value {
     let lookup = OptionLookup::new(options);
+    tally_output(&lookup, votes, |i, vote_data| {
+        let o = ballot::selected(vote_data, &lookup)?;
+        // `ballot::weight` keeps weights within 0 ..= 1e9, which `Exact` holds.
+        let w = Exact::from_f64(ballot::weight(vote_data)?).unwrap_or(Exact::ZERO);
+        Ok((o, if weights.is_some() { w.scaled(weight_of(weights, i).exact()) } else { w }))
+    })
+}
+
+/// `{"winners", "tally", "ignored"}` of the (option, weight) ballots `ballot(i, vote_data)`
+/// reads (an `Err` is an ignored ballot).
+fn tally_output<'v>(
+    lookup: &OptionLookup<'_>,
+    votes: &'v [Vote],
+    ballot: impl Fn(usize, &'v Value) -> Result<(u32, Exact), ballot::Defect<'v>>,
+) -> Value {
     let mut ballots = Vec::with_capacity(votes.len());
     let mut ignored = 0u64;
-    for v in votes {
-        match ballot::selected(&v.vote_data, &lookup).and_then(|o| ballot::weight(&v.vote_data).map(|w| (o, w))) {
+    for (i, v) in votes.iter().enumerate() {
+        match ballot(i, &v.vote_data) {
             Ok(b) => ballots.push(b),
             Err(_) => ignored += 1,
         }
     }
-    let c = plurality_rule::count_weighted(lookup.len(), &ballots);
+    let c = plurality_rule::count_exact(lookup.len(), &ballots);
     output(
         lookup.sorted_keys(&c.winners),
         vec![("tally", lookup.object_of(c.first_seen.iter().copied(), |i| exact_number(c.totals[i as usize])))],
@@ -60,105 +91,32 @@ pub(crate) fn weighted_plurality(options: &Map<String, Value>, votes: &[Vote]) -
 }
 
 /// Approval: `{"winners", "tally" (every option), "ignored"}`.
-pub(crate) fn approval(options: &Map<String, Value>, votes: &[Vote]) -> Value {
+pub(crate) fn approval(options: &Map<String, Value>, votes: &[Vote], weights: Option<&[Weight]>) -> Value {
     let lookup = OptionLookup::new(options);
     let mut profile = ApprovalProfile::new(lookup.len());
+    let mut weighted = WeightedApprovals::new(lookup.len());
     let mut scratch = Vec::new();
     let mut ignored = 0u64;
-    for v in votes {
+    for (i, v) in votes.iter().enumerate() {
         scratch.clear();
-        let ok = ballot::option_list(&v.vote_data, APPROVED, &lookup, &mut scratch).is_ok() && profile.push(&scratch);
+        let ok = ballot::option_list(&v.vote_data, APPROVED, &lookup, &mut scratch).is_ok()
+            && match weights {
+                None => profile.push(&scratch),
+                Some(_) => weighted.push(&scratch, weight_of(weights, i)),
+            };
         ignored += u64::from(!ok);
     }
-    let c = approval_rule::count(&profile);
-    output(lookup.sorted_keys(&c.winners), vec![("tally", lookup.object_all(|i| c.tally[i as usize]))], ignored)
-}
-
-/// Reads every vote's `ranking` into a profile; returns it and the number of ballots ignored.
-pub(crate) fn rankings(lookup: &OptionLookup<'_>, votes: &[Vote]) -> (RankingProfile, u64) {
-    let mut profile = RankingProfile::with_capacity(lookup.len(), votes.len());
-    let mut scratch = Vec::new();
-    let mut ignored = 0u64;
-    for v in votes {
-        scratch.clear();
-        let ok = ballot::option_list(&v.vote_data, RANKING, lookup, &mut scratch).is_ok() && profile.push(&scratch);
-        ignored += u64::from(!ok);
-    }
-    (profile, ignored)
-}
-
-/// Borda: `{"winners", "scores" (every option), "ignored"}`.
-pub(crate) fn borda(options: &Map<String, Value>, votes: &[Vote]) -> Value {
-    let lookup = OptionLookup::new(options);
-    let (profile, ignored) = rankings(&lookup, votes);
-    let c = borda_rule::count(&profile);
-    output(lookup.sorted_keys(&c.winners), vec![("scores", lookup.object_all(|i| c.scores[i as usize]))], ignored)
-}
-
-/// Instant runoff: `{"winners", "rounds": [{"counts", "eliminated", "exhausted"}], "ignored"}`.
-pub(crate) fn instant_runoff(options: &Map<String, Value>, votes: &[Vote]) -> Value {
-    let lookup = OptionLookup::new(options);
-    let (profile, ignored) = rankings(&lookup, votes);
-    let c = irv::count(&profile);
-    let rounds = c
-        .rounds
-        .iter()
-        .map(|r| {
-            let mut round = Map::new();
-            round.insert(
-                "counts".into(),
-                Value::Object(r.counts.iter().map(|&(o, n)| (lookup.key(o).to_owned(), Value::from(n))).collect()),
-            );
-            round.insert("eliminated".into(), Value::Array(lookup.sorted_keys(&r.eliminated)));
-            round.insert("exhausted".into(), Value::from(r.exhausted));
-            Value::Object(round)
-        })
-        .collect();
-    output(lookup.sorted_keys(&c.winners), vec![("rounds", Value::Array(rounds))], ignored)
-}
-
-fn pairwise_profile<'a>(
-    options: &'a Map<String, Value>,
-    votes: &[Vote],
-    rule: &'static str,
-) -> Result<(OptionLookup<'a>, Pairwise, u64), RuleError> {
-    let lookup = OptionLookup::new(options);
-    if lookup.len() > MAX_OPTIONS {
-        return Err(RuleError::TooManyOptions { rule, n: lookup.len(), max: MAX_OPTIONS });
-    }
-    let (profile, ignored) = rankings(&lookup, votes);
-    Ok((lookup, Pairwise::count(&profile), ignored))
-}
-
-/// `{a: {b: value(a, b)}}` for every ordered pair of distinct options.
-fn matrix(lookup: &OptionLookup<'_>, value: impl Fn(usize, usize) -> Value) -> Value {
-    let n = lookup.len();
-    lookup.object_all(|a| {
-        Value::Object(
-            (0..n).filter(|&b| b != a as usize).map(|b| (lookup.key(b as OptionIndex).to_owned(), value(a as usize, b))).collect(),
-        )
-    })
-}
-
-/// Copeland: `{"winners", "scores", "pairwise", "ignored"}`.
-pub(crate) fn copeland(options: &Map<String, Value>, votes: &[Vote]) -> Result<Value, RuleError> {
-    let (lookup, pairwise, ignored) = pairwise_profile(options, votes, "copeland")?;
-    let c = condorcet::copeland_from(pairwise);
-    let pairwise = matrix(&lookup, |a, b| c.pairwise.support(a, b).into());
-    Ok(output(
-        lookup.sorted_keys(&c.winners),
-        vec![("scores", lookup.object_all(|i| c.scores[i as usize])), ("pairwise", pairwise)],
-        ignored,
-    ))
-}
-
-/// Schulze: `{"winners", "pairwise", "strongest_paths", "ignored"}`.
-pub(crate) fn schulze(options: &Map<String, Value>, votes: &[Vote]) -> Result<Value, RuleError> {
-    let (lookup, pairwise, ignored) = pairwise_profile(options, votes, "schulze")?;
-    let c = condorcet::schulze_from(pairwise);
-    let pairwise = matrix(&lookup, |a, b| c.pairwise.support(a, b).into());
-    let paths = matrix(&lookup, |a, b| c.strength(a, b).into());
-    Ok(output(lookup.sorted_keys(&c.winners), vec![("pairwise", pairwise), ("strongest_paths", paths)], ignored))
+    let (winners, tally) = match weights {
+        None => {
+            let c = approval_rule::count(&profile);
+            (c.winners, lookup.object_all(|i| c.tally[i as usize].to_json()))
+        }
+        Some(_) => {
+            let c = approval_rule::count_weighted(&weighted);
+            (c.winners, lookup.object_all(|i| c.tally[i as usize].to_json()))
+        }
+    };
+    output(lookup.sorted_keys(&winners), vec![("tally", tally)], ignored)
 }
 
 /// The score range of `parameters.min` / `parameters.max` (default 0 ..= 10).
@@ -168,18 +126,32 @@ pub(crate) fn score_range(params: &Params<'_>) -> Result<ScoreRange, RuleError> 
     ScoreRange::new(min, max).map_err(RuleError::BadParameters)
 }
 
-/// Score: `{"winners", "scores" (every option), "ignored"}`.
-pub(crate) fn score(options: &Map<String, Value>, votes: &[Vote], params: &Params<'_>) -> Result<Value, RuleError> {
+/// Score: `{"winners", "scores" (every option), "ignored"}`; weighted, each score times its
+/// vote's weight.
+pub(crate) fn score(
+    options: &Map<String, Value>,
+    votes: &[Vote],
+    params: &Params<'_>,
+    weights: Option<&[Weight]>,
+) -> Result<Value, RuleError> {
     let range = score_range(params)?;
     let lookup = OptionLookup::new(options);
     let mut profile = ScoreProfile::new(lookup.len(), range);
+    let mut weighted = WeightedScores::new(lookup.len(), range);
     let mut scratch = Vec::new();
     let mut ignored = 0u64;
-    for v in votes {
+    for (i, v) in votes.iter().enumerate() {
         scratch.clear();
-        let ok = ballot::scores(&v.vote_data, &lookup, range, &mut scratch).is_ok() && profile.push(&scratch);
+        let ok = ballot::scores(&v.vote_data, &lookup, range, &mut scratch).is_ok()
+            && match weights {
+                None => profile.push(&scratch),
+                Some(_) => weighted.push(&scratch, weight_of(weights, i)),
+            };
         ignored += u64::from(!ok);
     }
-    let c = score_rule::count(&profile);
+    let c = match weights {
+        None => score_rule::count(&profile),
+        Some(_) => score_rule::count_weighted(&weighted),
+    };
     Ok(output(lookup.sorted_keys(&c.winners), vec![("scores", lookup.object_all(|i| exact_number(c.totals[i as usize])))], ignored))
 }

@@ -14,24 +14,30 @@
 //! pref_voting's `instant_runoff` (no `tie_breaker`): same winners on complete and truncated
 //! ballots. The outcome does not depend on the order of the ballots. No ballot: no winner, no
 //! round.
+//!
+//! Weighted ballots ([`WeightedRankings`](crate::weighted::WeightedRankings)): every count is a
+//! sum of weights: first preferences, transfers (a transferred ballot carries its whole weight)
+//! and the exhausted weight; the majority is more than half the weight of the non-exhausted
+//! ballots.
 
-use crate::profile::{OptionIndex, RankedBallots, RankingProfile};
+use crate::profile::{OptionIndex, RankedBallots, RankedProfile};
+use crate::tally::Tally;
 
-/// One round of the count.
+/// One round of the count (`C`: `u64` ballots, or exact weights).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Round {
+pub struct Round<C: Tally = u64> {
     /// Votes of every option still in the race this round, in index order.
-    pub counts: Vec<(OptionIndex, u64)>,
+    pub counts: Vec<(OptionIndex, C)>,
     /// Options eliminated at the end of this round, in index order (empty in the last round).
     pub eliminated: Vec<OptionIndex>,
-    /// Ballots exhausted so far (all their ranked options eliminated).
-    pub exhausted: u64,
+    /// Ballots (or weight) exhausted so far (all their ranked options eliminated).
+    pub exhausted: C,
 }
 
 /// The count of an instant-runoff election.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IrvCount {
-    pub rounds: Vec<Round>,
+pub struct IrvCount<C: Tally = u64> {
+    pub rounds: Vec<Round<C>>,
     /// The majority winner, or every option tied in the last round, in index order; empty
     /// without ballots.
     pub winners: Vec<OptionIndex>,
@@ -40,24 +46,25 @@ pub struct IrvCount {
 const EXHAUSTED: OptionIndex = OptionIndex::MAX;
 
 /// Counts a profile (grouping identical ballots first when that pays).
-pub fn count(profile: &RankingProfile) -> IrvCount {
-    match profile.grouped() {
+pub fn count<P: RankedProfile>(profile: &P) -> IrvCount<P::Count> {
+    match profile.grouped_ballots() {
         Some(g) => count_ballots(&g),
         None => count_ballots(profile),
     }
 }
 
-pub fn count_ballots<B: RankedBallots>(ballots: &B) -> IrvCount {
+pub fn count_ballots<B: RankedBallots>(ballots: &B) -> IrvCount<B::Count> {
     let n = ballots.n_options();
     let total = ballots.total();
-    if total == 0 || n == 0 {
+    let zero = B::Count::default();
+    if total == zero || n == 0 {
         return IrvCount { rounds: Vec::new(), winners: Vec::new() };
     }
     let entries = ballots.entries();
     // Every entry's current choice and its position in the ranking.
     let mut top: Vec<OptionIndex> = Vec::with_capacity(entries);
     let mut pos: Vec<u32> = vec![0; entries];
-    let mut counts = vec![0u64; n];
+    let mut counts = vec![zero; n];
     for i in 0..entries {
         let o = ballots.ranking(i).first().copied().unwrap_or(EXHAUSTED);
         top.push(o);
@@ -66,15 +73,15 @@ pub fn count_ballots<B: RankedBallots>(ballots: &B) -> IrvCount {
         }
     }
     let mut in_race = vec![true; n];
-    let mut exhausted = 0u64;
+    let mut exhausted = zero;
     let mut rounds = Vec::new();
 
     loop {
         let counted = total - exhausted;
-        let round_counts: Vec<(OptionIndex, u64)> = (0..n).filter(|&o| in_race[o]).map(|o| (o as OptionIndex, counts[o])).collect();
-        let (leader, most) = round_counts.iter().copied().max_by_key(|&(o, c)| (c, std::cmp::Reverse(o))).unwrap_or((0, 0));
-        let fewest = round_counts.iter().map(|&(_, c)| c).min().unwrap_or(0);
-        let winners = if most.saturating_mul(2) > counted {
+        let round_counts: Vec<(OptionIndex, B::Count)> = (0..n).filter(|&o| in_race[o]).map(|o| (o as OptionIndex, counts[o])).collect();
+        let (leader, most) = round_counts.iter().copied().max_by_key(|&(o, c)| (c, std::cmp::Reverse(o))).unwrap_or((0, zero));
+        let fewest = round_counts.iter().map(|&(_, c)| c).min().unwrap_or(zero);
+        let winners = if most.twice() > counted {
             Some(vec![leader])
         } else if fewest == most {
             Some(round_counts.iter().map(|&(o, _)| o).collect())
@@ -89,7 +96,7 @@ pub fn count_ballots<B: RankedBallots>(ballots: &B) -> IrvCount {
         rounds.push(Round { counts: round_counts, eliminated: eliminated.clone(), exhausted });
         for &o in &eliminated {
             in_race[o as usize] = false;
-            counts[o as usize] = 0;
+            counts[o as usize] = zero;
         }
 
         // Transfer the ballots of the eliminated options.
@@ -118,6 +125,8 @@ pub fn count_ballots<B: RankedBallots>(ballots: &B) -> IrvCount {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{Exact, RankingProfile};
+    use crate::weighted::{Weight, WeightedRankings};
 
     fn profile(n: usize, ballots: &[(&[u32], usize)]) -> RankingProfile {
         let mut p = RankingProfile::new(n);
@@ -171,5 +180,38 @@ mod tests {
         let c = count(&p);
         assert_eq!(c.winners, vec![0, 1, 2]);
         assert_eq!(c.rounds.len(), 1);
+    }
+
+    #[test]
+    fn weighted_rounds() {
+        // [0] × 3.5, [1, 2] × 2, [2, 1] × 1.5, [3, 1] × 1: total 8, majority needs more than 4.
+        // Round 1: 0: 3.5, 1: 2, 2: 1.5, 3: 1 → eliminate 3, its 1 goes to 1.
+        // Round 2: 0: 3.5, 1: 3, 2: 1.5 → eliminate 2, its 1.5 goes to 1.
+        // Round 3: 0: 3.5, 1: 4.5 of 8 → 1 wins with a majority (weighted plurality would
+        // elect 0).
+        let mut p = WeightedRankings::new(4);
+        for (r, w) in [(&[0][..], 3.5), (&[1, 2], 2.0), (&[2, 1], 1.5), (&[3, 1], 1.0)] {
+            assert!(p.push(r, Weight::new(w).unwrap()));
+        }
+        let c = count(&p);
+        let e = |x: f64| Exact::from_f64(x).unwrap();
+        assert_eq!(c.rounds.len(), 3);
+        assert_eq!(c.rounds[0].counts, vec![(0, e(3.5)), (1, e(2.0)), (2, e(1.5)), (3, e(1.0))]);
+        assert_eq!(c.rounds[0].eliminated, vec![3]);
+        assert_eq!(c.rounds[1].counts, vec![(0, e(3.5)), (1, e(3.0)), (2, e(1.5))]);
+        assert_eq!(c.rounds[1].eliminated, vec![2]);
+        assert_eq!(c.rounds[2].counts, vec![(0, e(3.5)), (1, e(4.5))]);
+        assert_eq!(c.winners, vec![1]);
+
+        // Exhausted weight: [0] × 2, [1] × 1.25, [2] × 1.25 → 1 and 2 tie last and go together,
+        // exhausting 2.5; 0 wins alone with 2 of 2.
+        let mut p = WeightedRankings::new(3);
+        for (r, w) in [(&[0][..], 2.0), (&[1], 1.25), (&[2], 1.25)] {
+            assert!(p.push(r, Weight::new(w).unwrap()));
+        }
+        let c = count(&p);
+        assert_eq!(c.rounds[0].eliminated, vec![1, 2]);
+        assert_eq!(c.rounds[1].exhausted, e(2.5));
+        assert_eq!(c.winners, vec![0]);
     }
 }

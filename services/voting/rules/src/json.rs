@@ -77,6 +77,30 @@ pub(crate) fn exact_number(x: Exact) -> Value {
     }
 }
 
+/// A count as a JSON number: `u64` and `i64` counts as integers, [`Exact`] sums by
+/// [`exact_number`] (so a weighted count that is whole is written exactly as the unweighted one).
+pub(crate) trait ToJson: Copy {
+    fn to_json(self) -> Value;
+}
+
+impl ToJson for u64 {
+    fn to_json(self) -> Value {
+        Value::from(self)
+    }
+}
+
+impl ToJson for i64 {
+    fn to_json(self) -> Value {
+        Value::from(self)
+    }
+}
+
+impl ToJson for Exact {
+    fn to_json(self) -> Value {
+        exact_number(self)
+    }
+}
+
 /// Python's `repr()` of the JSON value as Python sees it (`None`, `True`, `'text'`, `[1, 2]`,
 /// `{'a': 1}`), for messages that quote the reference implementations.
 pub(crate) fn py_repr(value: &Value) -> String {
@@ -147,6 +171,17 @@ pub(crate) fn py_str_repr(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn numbers_are_integers_when_whole() {
+        let e = |x: f64| Exact::from_f64(x).unwrap();
+        assert_eq!(serde_json::to_string(&e(3.0).to_json()).unwrap(), "3");
+        assert_eq!(serde_json::to_string(&3u64.to_json()).unwrap(), "3");
+        assert_eq!(serde_json::to_string(&e(-2.0).to_json()).unwrap(), "-2");
+        assert_eq!(serde_json::to_string(&e(2.5).to_json()).unwrap(), "2.5");
+        // 0.1 is counted to 2^-32.
+        assert_eq!(e(0.1).to_json(), json!(0.09999999986030161));
+    }
 
     #[test]
     fn repr_like_python() {

@@ -22,6 +22,9 @@ pub enum RuleError {
     /// `IndexError` here).
     #[error("no vote names any of the tied options ({0}): the earliest-vote tie-breaker has no ballot to go by")]
     NoBallotForTie(String),
+    /// A vote's `weight` is not a number within `1e-9 ..= 1e9` (see [`crate::weighted`]).
+    #[error("vote {vote_id:?}: weight must be a number between 1e-9 and 1e9 (absent: 1), got {got}")]
+    BadWeight { vote_id: String, got: String },
     /// A pairwise rule was given more options than it accepts.
     #[error("the {rule} rule accepts at most {max} options; this task has {n}")]
     TooManyOptions { rule: &'static str, n: usize, max: usize },

@@ -8,6 +8,10 @@
 //! `0 ..= 1e9`, default 1). Weights are summed exactly (see [`Exact`]) so that the order of the
 //! ballots never matters; a ballot whose weight is invalid is ignored. The tally lists every option
 //! named by a counted ballot, even with a total of 0.
+//!
+//! **Weighted votes** (the vote document's `weight`, see [`crate::weighted`]): plurality sums the
+//! votes' weights per option; weighted plurality sums `vote weight × vote_data.weight` (the
+//! product truncated to 2⁻³², exact when either is whole). Both count through [`count_exact`].
 
 use crate::profile::{top_options, Exact, OptionIndex};
 
@@ -103,14 +107,24 @@ pub struct WeightedCount {
     pub ignored: u64,
 }
 
-/// Counts `(option, weight)` ballots over `n_options` options.
+/// Counts `(option, weight)` ballots over `n_options` options; a weight that is not a number
+/// in `0 ..= 1e9` is ignored.
 pub fn count_weighted(n_options: usize, ballots: &[(OptionIndex, f64)]) -> WeightedCount {
+    count_exact_or_not(n_options, ballots.iter().map(|&(o, w)| (o, if w >= 0.0 { Exact::from_f64(w) } else { None })))
+}
+
+/// Counts `(option, weight)` ballots whose weights are already exact (and not negative).
+pub fn count_exact(n_options: usize, ballots: &[(OptionIndex, Exact)]) -> WeightedCount {
+    count_exact_or_not(n_options, ballots.iter().map(|&(o, w)| (o, Some(w))))
+}
+
+/// Counts ballots; `None` weights are ignored.
+fn count_exact_or_not(n_options: usize, ballots: impl Iterator<Item = (OptionIndex, Option<Exact>)>) -> WeightedCount {
     let mut totals = vec![Exact::ZERO; n_options];
     let mut named = vec![false; n_options];
     let mut first_seen = Vec::new();
     let mut ignored = 0u64;
-    for &(o, w) in ballots {
-        let weight = if w >= 0.0 { Exact::from_f64(w) } else { None };
+    for (o, weight) in ballots {
         match (totals.get_mut(o as usize), weight) {
             (Some(t), Some(w)) => {
                 *t += w;
@@ -166,5 +180,16 @@ mod tests {
         assert_eq!(c.ignored, 2);
         let c = count_weighted(2, &[(1, 0.0)]);
         assert_eq!(c.winners, vec![1]);
+    }
+
+    #[test]
+    fn exact_weights() {
+        // 0 × 1.5, 1 × 2, 0 × 1, 7 (out of range) × 1: 0: 2.5, 1: 2.
+        let e = |x: f64| Exact::from_f64(x).unwrap();
+        let c = count_exact(2, &[(0, e(1.5)), (1, e(2.0)), (0, e(1.0)), (7, e(1.0))]);
+        assert_eq!(c.totals, vec![e(2.5), e(2.0)]);
+        assert_eq!(c.first_seen, vec![0, 1]);
+        assert_eq!(c.winners, vec![0]);
+        assert_eq!(c.ignored, 1);
     }
 }

@@ -4,7 +4,9 @@
 //! ballots in flat arrays (one array of items, one of ballot ends) so that a million ballots are
 //! two allocations, and every `push` validates the ballot so that a rule never sees a malformed
 //! one: a ballot that does not fit is refused (`push` returns `false`) and the caller counts it as
-//! ignored.
+//! ignored. Weighted profiles (a weight per ballot) wrap these in [`crate::weighted`].
+
+use crate::tally::Tally;
 
 /// The index of an option in `voting_options_map`.
 pub type OptionIndex = u32;
@@ -119,21 +121,39 @@ impl RankingProfile {
 }
 
 /// Ranked ballots with multiplicities: what the ranked rules (Borda, instant runoff, Copeland,
-/// Schulze) count. Implemented by [`RankingProfile`] (every ballot once) and
-/// [`GroupedRankings`] (each distinct ranking once, with its number of ballots).
+/// Schulze) count. Implemented by [`RankingProfile`] (every ballot once, counts `u64`),
+/// [`WeightedRankings`](crate::weighted::WeightedRankings) (every ballot once with its weight,
+/// counts [`Exact`]) and [`GroupedRankings`] (each distinct ranking once, with its number of
+/// ballots or its total weight).
 pub trait RankedBallots {
+    /// What a count adds up: `u64` ballots, or [`Exact`] weights.
+    type Count: Tally;
     fn n_options(&self) -> usize;
     /// Number of entries.
     fn entries(&self) -> usize;
     /// Entry `i`, best first (`i < entries()`).
     fn ranking(&self, i: usize) -> &[OptionIndex];
-    /// Ballots entry `i` stands for.
-    fn weight(&self, i: usize) -> u64;
-    /// Ballots in all.
-    fn total(&self) -> u64;
+    /// Ballots (or weight) entry `i` stands for; always positive.
+    fn weight(&self, i: usize) -> Self::Count;
+    /// Ballots (or weight) in all; zero exactly when there is no entry.
+    fn total(&self) -> Self::Count;
+}
+
+/// A ranked profile a rule counts: its ballots, and the same grouped when that pays.
+pub trait RankedProfile: RankedBallots {
+    /// Identical rankings grouped (see [`RankingProfile::grouped`]), or `None` when grouping
+    /// would not pay.
+    fn grouped_ballots(&self) -> Option<GroupedRankings<Self::Count>>;
+}
+
+impl RankedProfile for RankingProfile {
+    fn grouped_ballots(&self) -> Option<GroupedRankings<u64>> {
+        self.grouped()
+    }
 }
 
 impl RankedBallots for RankingProfile {
+    type Count = u64;
     fn n_options(&self) -> usize {
         self.n_options
     }
@@ -158,17 +178,19 @@ impl RankedBallots for RankingProfile {
 pub const GROUP_MAX_OPTIONS: usize = 6;
 
 /// Identical rankings grouped: each distinct ranking once, with its number of ballots (an
-/// *anonymous profile*). Counting it gives the same result as counting every ballot.
+/// *anonymous profile*) or, for weighted ballots, their total weight. Counting it gives the same
+/// result as counting every ballot.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GroupedRankings {
+pub struct GroupedRankings<C: Tally = u64> {
     n_options: usize,
     items: Vec<OptionIndex>,
     ends: Vec<usize>,
-    counts: Vec<u64>,
-    total: u64,
+    counts: Vec<C>,
+    total: C,
 }
 
-impl RankedBallots for GroupedRankings {
+impl<C: Tally> RankedBallots for GroupedRankings<C> {
+    type Count = C;
     fn n_options(&self) -> usize {
         self.n_options
     }
@@ -181,10 +203,10 @@ impl RankedBallots for GroupedRankings {
         &self.items[start..self.ends[i]]
     }
     #[inline]
-    fn weight(&self, i: usize) -> u64 {
+    fn weight(&self, i: usize) -> C {
         self.counts[i]
     }
-    fn total(&self) -> u64 {
+    fn total(&self) -> C {
         self.total
     }
 }
@@ -195,6 +217,11 @@ impl RankingProfile {
     /// maps each ballot to its index in a dense table of all possible rankings (base `n+1`
     /// digits, best option lowest). `None` when grouping would not pay.
     pub fn grouped(&self) -> Option<GroupedRankings> {
+        self.grouped_by(|_| 1u64)
+    }
+
+    /// [`grouped`](Self::grouped), each ballot `i` counting `weight(i)` (positive).
+    pub(crate) fn grouped_by<C: Tally>(&self, weight: impl Fn(usize) -> C) -> Option<GroupedRankings<C>> {
         let n = self.n_options;
         if n == 0 || n > GROUP_MAX_OPTIONS {
             return None;
@@ -211,22 +238,26 @@ impl RankingProfile {
             *p = w;
             w *= base;
         }
-        let mut table = vec![0u64; size];
+        let zero = C::default();
+        let mut table = vec![zero; size];
+        let mut total = zero;
         let mut start = 0;
-        for &end in &self.ends {
+        for (i, &end) in self.ends.iter().enumerate() {
             let end = end as usize;
             let ballot = &self.items[start..end];
             let key: usize = ballot.iter().zip(&pow).map(|(&o, &w)| (o as usize + 1) * w).sum();
             // A ballot has at most n digits, each 1..=n: key < (n+1)^n.
             if let Some(c) = table.get_mut(key) {
-                *c += 1;
+                let w = weight(i);
+                *c += w;
+                total += w;
             }
             start = end;
         }
-        let mut grouped =
-            GroupedRankings { n_options: n, items: Vec::new(), ends: Vec::new(), counts: Vec::new(), total: self.ends.len() as u64 };
+        let mut grouped = GroupedRankings { n_options: n, items: Vec::new(), ends: Vec::new(), counts: Vec::new(), total };
         for (key, &count) in table.iter().enumerate() {
-            if count == 0 {
+            // Weights are positive: a ranking with no ballot is exactly a zero entry.
+            if count == zero {
                 continue;
             }
             let mut k = key;
@@ -380,7 +411,10 @@ impl ScoreProfile {
 /// An exact sum of weights or scores: each value is truncated (toward zero) to a multiple of
 /// 2⁻³² and values are summed as integers, so a total never depends on the order of the ballots
 /// (floating-point sums do). Values are within ±[`MAX_MAGNITUDE`], so one fits in 63 bits and a
-/// sum of 2⁶⁴ of them in the 128-bit total.
+/// sum of 2⁶⁴ of them in the 128-bit total. Weighted terms ([`Exact::scaled`]: a score or a
+/// ballot weight times a vote weight, at most 1e18; [`Exact::times`]: a weight times Borda
+/// points) stay below 2⁹⁵, so sums of up to 2³¹ of them are exact too, far more ballots than
+/// a task holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Exact(i128);
 
@@ -388,6 +422,7 @@ const EXACT_SCALE: f64 = 4_294_967_296.0; // 2^32
 
 impl Exact {
     pub const ZERO: Exact = Exact(0);
+    pub const ONE: Exact = Exact(1 << 32);
 
     /// `None` unless `x` is finite and within ±[`MAX_MAGNITUDE`].
     #[inline]
@@ -441,6 +476,30 @@ impl std::ops::AddAssign for Exact {
     #[inline]
     fn add_assign(&mut self, rhs: Exact) {
         self.0 = self.0.wrapping_add(rhs.0);
+    }
+}
+
+impl std::ops::Sub for Exact {
+    type Output = Exact;
+    #[inline]
+    fn sub(self, rhs: Exact) -> Exact {
+        Exact(self.0.wrapping_sub(rhs.0))
+    }
+}
+
+impl Exact {
+    /// `self × k`, exact (a weight of at most 1e9 times at most 2³² Borda points is below 2⁹⁵).
+    #[inline]
+    pub fn times(self, k: u64) -> Exact {
+        Exact(self.0.wrapping_mul(i128::from(k)))
+    }
+
+    /// `self × other` truncated (toward zero) to a multiple of 2⁻³²; exact when either is a whole
+    /// number. Both are at most 1e9 in magnitude (they come from [`Exact::from_f64`]), so the
+    /// product of their units is below 2¹²⁶.
+    #[inline]
+    pub fn scaled(self, other: Exact) -> Exact {
+        Exact(self.0.wrapping_mul(other.0) / (1i128 << 32))
     }
 }
 

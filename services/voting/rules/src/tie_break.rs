@@ -15,6 +15,9 @@
 //!   largest multiple of the number of tied options are rejected (so every option has the same
 //!   chance), and the first accepted draw modulo that number picks the winner. Same seed and
 //!   same tied set → same winner, on every platform.
+//!
+//! None of them counts votes, so the votes' weights (see [`crate::weighted`]) change nothing:
+//! `earliest-vote` goes by time whatever a vote weighs.
 
 use crate::ballot::{APPROVED, RANKING, SCORES, SELECTED};
 use crate::json::field;

@@ -21,10 +21,18 @@
 //!   `instant_runoff` without `tie_breaker` (not `instant_runoff_tb` / `_put`).
 //! - No ballot at all: agora returns no winner, pref_voting every candidate; profiles always have
 //!   at least one ballot here.
+//!
+//! Weighted profiles (`*_weighted_matches_pref_voting`): the same rules on 2,000 profiles each
+//! whose votes carry a `weight` (the vote document's field). Agora's weights are multiples of ¼
+//! (`k/4`, `k` in 1..=12; in a third of the profiles every vote has the same `k`, which keeps
+//! ties); pref_voting gets the integers `k` as `rcounts` (identical ballots summed). Every rule
+//! compared elects the same options when all weights are scaled by the same positive factor, so
+//! the winner sets must be equal; the weights agora counts are not whole, which exercises its
+//! exact fractional counts.
 
 mod common;
 
-use common::{fixture, keys, votes};
+use common::{fixture, keys, votes, weighted_votes};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -191,4 +199,88 @@ fn copeland_matches_pref_voting() {
 #[test]
 fn schulze_matches_pref_voting() {
     differential("schulze", 5);
+}
+
+/// `k` for the weight `k/4` of each of `b` ballots: all equal in a third of the profiles.
+fn quarter_weights(rng: &mut StdRng, b: usize) -> Vec<u32> {
+    if rng.gen_bool(1.0 / 3.0) {
+        vec![rng.gen_range(1..=12); b]
+    } else {
+        (0..b).map(|_| rng.gen_range(1..=12)).collect()
+    }
+}
+
+/// Compares one rule on `PROFILES_PER_RULE` weighted profiles.
+fn differential_weighted(rule: &str, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut requests = Vec::new();
+    let mut ours = Vec::new();
+    let mut fractional = 0usize;
+    for _ in 0..PROFILES_PER_RULE {
+        let (n, ballots) = profile(&mut rng, rule != "plurality");
+        let k = quarter_weights(&mut rng, ballots.len());
+        if k.iter().any(|k| k % 4 != 0) {
+            fractional += 1;
+        }
+        let key = |i: usize| format!("o{i}");
+        let weight = |k: u32| json!(f64::from(k) / 4.0);
+        let f = fixture(&keys(n));
+        let data: Vec<(Value, Value)> = if rule == "plurality" {
+            ballots.iter().zip(&k).map(|(b, &k)| (json!({"selected_option": key(b[0])}), weight(k))).collect()
+        } else {
+            ballots.iter().zip(&k).map(|(b, &k)| (json!({"ranking": b.iter().map(|&i| key(i)).collect::<Vec<_>>()}), weight(k))).collect()
+        };
+        let out = f.evaluate(rule, json!({}), &weighted_votes(data));
+        assert_eq!(out["ignored"], 0, "{rule}: well-formed ballots were ignored");
+        let mut w: Vec<usize> = common::winners(&out).iter().map(|w| w[1..].parse::<usize>().expect("o<i> key")).collect();
+        w.sort_unstable();
+        ours.push(w);
+        if rule == "plurality" {
+            let choices: Vec<usize> = ballots.iter().map(|b| b[0]).collect();
+            requests.push(json!({"n": n, "choices": choices, "weights": k}));
+        } else {
+            requests.push(json!({"n": n, "rankings": ballots, "weights": k}));
+        }
+    }
+    let answer = oracle(&json!({"mode": "winners", "rule": rule, "profiles": requests}));
+    let theirs: Vec<Vec<usize>> = serde_json::from_value(answer["winners"].clone()).expect("winner lists");
+    assert_eq!(theirs.len(), ours.len());
+    let mismatches: Vec<String> = (0..ours.len())
+        .filter(|&i| ours[i] != theirs[i])
+        .take(5)
+        .map(|i| format!("profile {i}: agora {:?}, pref_voting {:?}, profile {}", ours[i], theirs[i], requests[i]))
+        .collect();
+    assert!(mismatches.is_empty(), "{rule} (weighted): winner sets differ from pref_voting:\n{}", mismatches.join("\n"));
+    let ties = theirs.iter().filter(|w| w.len() > 1).count();
+    assert!(ties >= PROFILES_PER_RULE / 40, "{rule} (weighted): only {ties} tied profiles");
+    assert!(fractional >= PROFILES_PER_RULE / 2, "{rule} (weighted): only {fractional} profiles with fractional weights");
+    eprintln!(
+        "{rule} (weighted): {} profiles equal pref_voting's winners ({ties} with ties, {fractional} with fractional weights)",
+        ours.len()
+    );
+}
+
+#[test]
+fn plurality_weighted_matches_pref_voting() {
+    differential_weighted("plurality", 11);
+}
+
+#[test]
+fn borda_weighted_matches_pref_voting() {
+    differential_weighted("borda", 12);
+}
+
+#[test]
+fn instant_runoff_weighted_matches_pref_voting() {
+    differential_weighted("instant-runoff", 13);
+}
+
+#[test]
+fn copeland_weighted_matches_pref_voting() {
+    differential_weighted("copeland", 14);
+}
+
+#[test]
+fn schulze_weighted_matches_pref_voting() {
+    differential_weighted("schulze", 15);
 }

@@ -65,14 +65,34 @@ pub fn vote(i: usize, vote_data: Value) -> Vote {
 }
 
 pub fn vote_at(i: usize, vote_data: Value, submission_time: DateTime<Utc>) -> Vote {
-    Vote {
-        vote_id: format!("v{i}"),
-        social_task_id: "task_0000abcd".into(),
-        submitter_subject_id: format!("voter{i}"),
-        vote_data,
-        submission_time,
-        qualified: true,
+    stored_vote(i, vote_data, submission_time, None)
+}
+
+/// Vote number `i` carrying `weight` (a JSON number), as a weighted task stores it.
+pub fn weighted_vote(i: usize, vote_data: Value, weight: Value) -> Vote {
+    stored_vote(i, vote_data, time(i as i64), Some(weight))
+}
+
+/// Votes from `(vote_data, weight)` pairs, in order.
+pub fn weighted_votes(data: impl IntoIterator<Item = (Value, Value)>) -> Vec<Vote> {
+    data.into_iter().enumerate().map(|(i, (d, w))| weighted_vote(i, d, w)).collect()
+}
+
+/// The vote document as a store holds it (`weight` only when given), read as the evaluator reads
+/// it.
+fn stored_vote(i: usize, vote_data: Value, submission_time: DateTime<Utc>, weight: Option<Value>) -> Vote {
+    let mut doc = json!({
+        "vote_id": format!("v{i}"),
+        "social_task_id": "task_0000abcd",
+        "submitter_subject_id": format!("voter{i}"),
+        "vote_data": vote_data,
+        "submission_time": submission_time.format("%Y-%m-%dT%H:%M:%S").to_string(),
+        "qualified": true,
+    });
+    if let Some(w) = weight {
+        doc["weight"] = w;
     }
+    serde_json::from_value(doc).expect("vote document")
 }
 
 /// Votes from a list of `vote_data`, in order.

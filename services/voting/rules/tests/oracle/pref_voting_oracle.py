@@ -7,7 +7,10 @@ Winner sets (differential tests):
     {"mode": "winners", "rule": R, "profiles": [{"n": 5, "rankings": [[0, 2, 1], ...]}, ...]}
     -> {"winners": [[...], ...], "seconds": <time spent in rule calls>}
   R is one of plurality, borda, instant-runoff, copeland, schulze. For plurality a profile
-  carries "choices": [0, 3, ...] instead of "rankings". Candidates are 0..n-1.
+  carries "choices": [0, 3, ...] instead of "rankings". Candidates are 0..n-1. A profile may
+  carry "weights": [w, ...] (positive integers, one per ranking or choice; absent: all 1):
+  identical ballots are aggregated into pref_voting's `rcounts` by summing their weights, so a
+  ballot of weight w counts as w voters.
 
   A profile whose rankings are all complete is a pref_voting `Profile`. A profile with a truncated
   ranking is a `ProfileWithTies` (unranked candidates tied at the bottom), and the rule is the
@@ -62,14 +65,16 @@ except Exception as e:  # ImportError, or a broken install
     sys.exit(3)
 
 
-def aggregate(rankings):
-    counts = Counter(tuple(r) for r in rankings)
+def aggregate(rankings, weights=None):
+    counts = Counter()
+    for i, r in enumerate(rankings):
+        counts[tuple(r)] += 1 if weights is None else int(weights[i])
     types = list(counts.keys())
     return types, [counts[t] for t in types]
 
 
-def build(n, rankings, extended):
-    types, rcounts = aggregate(rankings)
+def build(n, rankings, extended, weights=None):
+    types, rcounts = aggregate(rankings, weights)
     if all(len(t) == n for t in types):
         return Profile([list(t) for t in types], rcounts=rcounts), False
     prof = ProfileWithTies(
@@ -89,11 +94,11 @@ def complete_from_choice(n, c):
 def winners_of(rule, p):
     n = p["n"]
     if rule == "plurality":
-        types, rcounts = aggregate(complete_from_choice(n, c) for c in p["choices"])
+        types, rcounts = aggregate([complete_from_choice(n, c) for c in p["choices"]], p.get("weights"))
         prof = Profile([list(t) for t in types], rcounts=rcounts)
         t0 = time.perf_counter()
         return plurality(prof), time.perf_counter() - t0
-    prof, truncated = build(n, p["rankings"], extended=rule in ("copeland", "schulze"))
+    prof, truncated = build(n, p["rankings"], extended=rule in ("copeland", "schulze"), weights=p.get("weights"))
     t0 = time.perf_counter()
     if rule == "borda":
         w = (
