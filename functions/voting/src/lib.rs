@@ -15,6 +15,7 @@ pub async fn serve_http(flow: Flow) -> Result<(), agora_runtime::lambda::Error> 
         Flow::ParseTask => agora_voting_api::parse_routes(wiring::parser_from_env()?),
         Flow::CreateTask => agora_voting_api::create_routes(wiring::creator_from_env().await?),
         Flow::SubmitVote => agora_voting_api::vote_routes(wiring::intake_from_env().await?),
+        Flow::CancelTask => agora_voting_api::cancel_routes(wiring::canceller_from_env().await?),
         Flow::Queries => agora_voting_api::query_routes(wiring::queries_from_env().await?),
     };
     agora_runtime::lambda::serve_http(agora_voting_api::SHELL.with_fallbacks(routes)).await

@@ -8,6 +8,7 @@
 //! (`agora_voting_core::flows::repair`).
 
 use agora_aws::{Arrival, TimerTarget, Timers};
+use agora_voting_core::messages::is_deadline_request;
 use agora_voting_core::{Repairer, StartOutcome, Starter, VotingError, WorkOutcome};
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -20,6 +21,10 @@ pub async fn handle(starter: &Starter, repairer: &Repairer, timers: &Timers, eve
         Arrival::Failed(reason) => return Err(VotingError::internal(reason)),
     };
     match parse_start_event(&event) {
+        StartRequest::Deadline(id) => {
+            let stall = repairer.close_at_deadline(&id).await?;
+            Ok(json!({ "deadline": {"social_task_id": id, "evaluation_requested": stall.is_some()} }))
+        }
         StartRequest::Task(id) => {
             let outcome = starter.start_task(&id).await?;
             if let StartOutcome::Failed(reason) = &outcome {
@@ -61,6 +66,25 @@ impl TimerTarget for DueStart {
     }
 }
 
+/// The start timer queue's work in `voting-start-tasks`: a start's timer starts its task
+/// ([`DueStart`]); a deadline's closes its task at the deadline, requesting its
+/// evaluation once. A store error is retried.
+pub struct DueTimer {
+    pub start: DueStart,
+    pub repairer: Repairer,
+}
+
+#[async_trait]
+impl TimerTarget for DueTimer {
+    async fn due(&self, body: &Value) -> WorkOutcome {
+        let StartRequest::Deadline(id) = parse_start_event(body) else { return self.start.due(body).await };
+        match self.repairer.close_at_deadline(&id).await {
+            Ok(_) => WorkOutcome::Done,
+            Err(e) => WorkOutcome::Retry(e.to_string()),
+        }
+    }
+}
+
 fn summary(id: &str, outcome: &StartOutcome) -> Value {
     json!({ "social_task_id": id, "outcome": format!("{outcome:?}") })
 }
@@ -70,6 +94,9 @@ fn summary(id: &str, outcome: &StartOutcome) -> Value {
 pub enum StartRequest {
     /// Start this task (the one-shot schedule's input).
     Task(String),
+    /// Close this task at its deadline (its deadline schedule's input,
+    /// `agora_voting_core::messages::deadline_request`).
+    Deadline(String),
     /// Start every due task (the periodic sweep, or any other event).
     Sweep,
 }
@@ -82,6 +109,7 @@ pub fn parse_start_event(v: &Value) -> StartRequest {
         return StartRequest::Sweep;
     }
     match v.get("social_task_id").and_then(Value::as_str).map(str::trim) {
+        Some(id) if !id.is_empty() && is_deadline_request(v) => StartRequest::Deadline(id.to_owned()),
         Some(id) if !id.is_empty() => StartRequest::Task(id.to_owned()),
         _ => StartRequest::Sweep,
     }
@@ -117,5 +145,12 @@ mod tests {
         for (event, want) in cases {
             assert_eq!(parse_start_event(&event), want, "{event}");
         }
+    }
+
+    #[test]
+    fn deadline_events() {
+        let deadline = agora_voting_core::messages::deadline_request("task_0a1b2c3d");
+        assert_eq!(parse_start_event(&deadline), StartRequest::Deadline("task_0a1b2c3d".into()));
+        assert_eq!(parse_start_event(&json!({"social_task_id": "task_1", "at": "start"})), StartRequest::Task("task_1".into()));
     }
 }

@@ -28,8 +28,8 @@ use agora_store::DocumentStore;
 use agora_voting_core::live::{LiveStreams, QueuedChanges};
 use agora_voting_core::repo::Repo;
 use agora_voting_core::{
-    voting_hooks, ChangeListener, Evaluator, NoChangeListener, Publisher, Queries, Repairer, Settings, Starter, SystemClock, TaskCreator,
-    TaskParser, VoteIntake, VotingHooks, VOTING_DB,
+    voting_hooks, Canceller, ChangeListener, Evaluator, NoChangeListener, Publisher, Queries, Repairer, Settings, Starter, SystemClock,
+    TaskCreator, TaskParser, VoteIntake, VotingHooks, VOTING_DB,
 };
 use aws_config::SdkConfig;
 use std::sync::Arc;
@@ -123,6 +123,15 @@ pub async fn intake_from_env() -> Result<VoteIntake, BoxError> {
     Ok(intake)
 }
 
+/// `voting-cancel-task`: the store, the live queue's changes.
+pub async fn canceller_from_env() -> Result<Canceller, BoxError> {
+    let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
+    let lease = Settings::default().evaluation_lease;
+    let canceller = Canceller::new(warm_store(&mut warm).await?, Arc::new(SystemClock), changes_from_env(&sdk, &mut warm), lease);
+    warm.run().await;
+    Ok(canceller)
+}
+
 /// `voting-queries`: the store alone.
 pub async fn queries_from_env() -> Result<Queries, BoxError> {
     let mut warm = Warmup::new();
@@ -138,12 +147,17 @@ pub async fn sweeps_from_env() -> Result<(Starter, Repairer), BoxError> {
     Ok((starter, repairer))
 }
 
-/// `voting-start-tasks`: [`sweeps_from_env`] and the start timers, on one SDK configuration,
+/// `voting-start-tasks`: [`sweeps_from_env`] and the start timers (which also carry each started
+/// task's deadline timer), on one SDK configuration,
 /// their clients warmed together.
 pub async fn start_tasks_from_env() -> Result<(Starter, Repairer, agora_aws::Timers), BoxError> {
     let (sdk, mut warm) = (agora_aws::config::load().await, Warmup::new());
     let settings = Settings::default();
     let store = warm_store(&mut warm).await?;
+    let timers = agora_aws::Timers::from_env(&sdk, &START_TIMERS);
+    timers.warm_into(&mut warm);
+    // A started task's deadline timer rides the start timers: its schedule and queue
+    // deliver to this function, which closes the task at its deadline.
     let starter = Starter::new(
         store.clone(),
         hooks_from_env()?,
@@ -151,11 +165,10 @@ pub async fn start_tasks_from_env() -> Result<(Starter, Repairer, agora_aws::Tim
         Arc::new(SystemClock),
         changes_from_env(&sdk, &mut warm),
         settings.start_lease,
-    );
+    )
+    .with_deadlines(Arc::new(timers.clone()));
     let evaluations = queue(&sdk, EVALUATION_QUEUE_URL_ENV, &mut warm)?;
     let repairer = Repairer::new(store, evaluations, Arc::new(SystemClock), settings.trigger_leases());
-    let timers = agora_aws::Timers::from_env(&sdk, &START_TIMERS);
-    timers.warm_into(&mut warm);
     warm.run().await;
     Ok((starter, repairer, timers))
 }

@@ -88,7 +88,7 @@ async fn the_document_describes_every_route_and_only_those_and_is_served() {
     assert!(missing.is_empty() && extra.is_empty(), "routed but not documented: {missing:?}; documented but not routed: {extra:?}");
     // Every service path is asked: a path no method routes would have been missed above.
     let routed_paths: BTreeSet<_> = routed.iter().map(|(path, _)| path.as_str()).collect();
-    assert_eq!(routed_paths.len(), 8 + 11 + 7, "every path of PATHS has a route");
+    assert_eq!(routed_paths.len(), 9 + 11 + 7, "every path of PATHS has a route");
 
     let served = http.get(format!("{base}{}", openapi::PATH)).send().await.expect("the server answers");
     assert_eq!(served.status().as_u16(), 200);

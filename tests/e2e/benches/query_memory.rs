@@ -41,6 +41,7 @@ async fn fill(dir: &Path, n: usize) {
                     vote_data: json!({"selected_option": TRANSLATORS[(i * 7 + i / 3) % 3]}),
                     submission_time: base + chrono::Duration::microseconds(i as i64),
                     qualified: true,
+                    weight: None,
                 };
                 (VOTES, to_json(&vote))
             })

@@ -83,6 +83,7 @@ async fn evaluate_million(server: &Server, n: usize) -> (Duration, usize) {
                     vote_data: json!({"selected_option": TRANSLATORS[(i * 7 + i / 3) % 3]}),
                     submission_time: t,
                     qualified: true,
+                    weight: None,
                 };
                 (VOTES, to_json(&vote))
             })

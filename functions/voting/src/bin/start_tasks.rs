@@ -12,7 +12,10 @@ use std::sync::Arc;
 async fn main() -> Result<(), agora_runtime::lambda::Error> {
     agora_runtime::lambda::init_telemetry();
     let (starter, repairer, timers) = wiring::start_tasks_from_env().await?;
-    let queue = Arc::new(TimerQueueWork::new(timers.clone(), start::DueStart(starter.clone())));
+    let queue = Arc::new(TimerQueueWork::new(
+        timers.clone(),
+        start::DueTimer { start: start::DueStart(starter.clone()), repairer: repairer.clone() },
+    ));
     agora_runtime::lambda::serve_sqs_and_events(queue, move |event: Value| {
         let (starter, repairer, timers) = (starter.clone(), repairer.clone(), timers.clone());
         async move { start::handle(&starter, &repairer, &timers, &event).await.map_err(agora_runtime::lambda::Error::from) }

@@ -53,18 +53,24 @@ pub async fn wire(platform: &Platform, config: &Config) -> Result<Wired, crate::
     Ok(Wired { voting, routes, tasks })
 }
 
-/// Starts the task a due start timer names. A start that fails leaves the task `scheduled`, for
-/// the sweep; a store error is retried.
+/// Starts the task a due start timer names, or closes it at its deadline when the timer is its
+/// deadline's (a task not due to start: `close_at_deadline` does nothing before the deadline).
+/// A start that fails leaves the task `scheduled`, for the sweep; a store error is retried.
 fn start_work(voting: Arc<Voting>) -> TimerWork {
     TimerWork::new("social_task_id", move |id| {
         let voting = voting.clone();
         async move {
-            match voting.start_task(&id).await {
+            let closed = match voting.start_task(&id).await {
                 Ok(StartOutcome::Failed(reason)) => {
                     tracing::warn!(social_task_id = %id, %reason, "timed start failed; the sweep retries");
-                    WorkOutcome::Done
+                    return WorkOutcome::Done;
                 }
-                Ok(_) => WorkOutcome::Done,
+                Ok(StartOutcome::NotDue) => voting.close_at_deadline(&id).await.map(drop),
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            match closed {
+                Ok(()) => WorkOutcome::Done,
                 Err(e) => WorkOutcome::Retry(e.to_string()),
             }
         }

@@ -25,9 +25,14 @@ impl ServiceError<Api> for VotingError {
             | Self::InvalidQueryParameter { .. } => StatusCode::BAD_REQUEST,
             Self::UnknownTask => StatusCode::NOT_FOUND,
             Self::NotAMember => StatusCode::FORBIDDEN,
-            Self::TaskComplete | Self::TaskNotActive | Self::VotingClosed | Self::AlreadyVoted | Self::VoteIdTaken(_) => {
-                StatusCode::CONFLICT
-            }
+            Self::TaskComplete
+            | Self::TaskNotActive
+            | Self::VotingClosed
+            | Self::DeadlinePassed(_)
+            | Self::TaskCancelled
+            | Self::EvaluationUnderWay
+            | Self::AlreadyVoted
+            | Self::VoteIdTaken(_) => StatusCode::CONFLICT,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -41,6 +46,9 @@ impl ServiceError<Api> for VotingError {
             Self::TaskNotActive => "Voting task is not active yet.".into(),
             Self::NotAMember => "You are not authorized to vote in this private task.".into(),
             Self::VotingClosed => "Voting has closed for this task.".into(),
+            Self::TaskCancelled => "Voting task is cancelled.".into(),
+            Self::EvaluationUnderWay => "The task's evaluation is under way: it can no longer be cancelled.".into(),
+            Self::DeadlinePassed(at) => format!("Voting closed at the task's deadline, {at} UTC."),
             Self::AlreadyVoted => "Vote already submitted for this task.".into(),
             Self::VoteIdTaken(id) => format!("vote_id {id} is already used by another vote."),
             Self::UnknownCollection(c) => format!("Unknown collection {c:?}; allowed: {}", collections::ALL.join(", ")),
@@ -93,6 +101,24 @@ mod tests {
         for (error, status, message) in cases {
             let answer = ApiError::from(error);
             assert_eq!((answer.status().as_u16(), answer.message()), (status, message));
+        }
+    }
+
+    #[test]
+    fn a_vote_after_the_deadline_is_a_409_naming_it() {
+        let answer = vote_refusal(VotingError::DeadlinePassed("2026-10-22T11:00:00".into()));
+        assert_eq!(answer.status().as_u16(), 409);
+        assert_eq!(answer.message(), "Vote rejected: Voting closed at the task's deadline, 2026-10-22T11:00:00 UTC.");
+    }
+
+    #[test]
+    fn cancel_refusals_are_409s() {
+        for (error, message) in [
+            (VotingError::TaskCancelled, "Voting task is cancelled."),
+            (VotingError::EvaluationUnderWay, "The task's evaluation is under way: it can no longer be cancelled."),
+        ] {
+            let answer = ApiError::from(error);
+            assert_eq!((answer.status().as_u16(), answer.message()), (409, message));
         }
     }
 

@@ -13,5 +13,5 @@ mod routes;
 mod shell;
 
 pub use error::{vote_refusal, ApiError};
-pub use routes::{create_routes, flow_router, parse_routes, query_routes, router, routes, vote_routes, Flow};
+pub use routes::{cancel_routes, create_routes, flow_router, parse_routes, query_routes, router, routes, vote_routes, Flow};
 pub use shell::{Api, PATHS, SHELL};

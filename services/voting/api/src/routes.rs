@@ -6,7 +6,7 @@ use crate::shell::Api;
 use agora_http::access::Access;
 use agora_http::Flows;
 use agora_store::Json;
-use agora_voting_core::{Queries, TaskCreator, TaskParser, VoteIntake, Voting, VotingError};
+use agora_voting_core::{Canceller, Queries, TaskCreator, TaskParser, VoteIntake, Voting, VotingError};
 
 use axum::extract::{RawQuery, State};
 use axum::http::header::CONTENT_TYPE;
@@ -28,6 +28,8 @@ pub enum Flow {
     ParseTask,
     /// `POST /submit-vote`
     SubmitVote,
+    /// `POST /cancel-social-task/{social_task_id}`
+    CancelTask,
     /// The read routes of §3.4.
     Queries,
 }
@@ -35,7 +37,7 @@ pub enum Flow {
 impl Flows for Flow {
     type Service = Voting;
     type Api = Api;
-    const ALL: &'static [Flow] = &[Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::Queries];
+    const ALL: &'static [Flow] = &[Flow::CreateTask, Flow::ParseTask, Flow::SubmitVote, Flow::CancelTask, Flow::Queries];
 
     /// This flow's routes over the service, without fallbacks. (`ParseTask` uses only the
     /// service's parser: see [`parse_routes`].)
@@ -44,6 +46,7 @@ impl Flows for Flow {
             Flow::CreateTask => create_routes(voting.creator().clone()),
             Flow::ParseTask => parse_routes(voting.parser().clone()),
             Flow::SubmitVote => vote_routes(voting.intake().clone()),
+            Flow::CancelTask => cancel_routes(voting.canceller().clone()),
             Flow::Queries => query_routes(voting.queries().clone()),
         }
     }
@@ -63,6 +66,11 @@ pub fn create_routes(creator: TaskCreator) -> Router {
 /// `POST /submit-vote` over the vote flow, without fallbacks.
 pub fn vote_routes(intake: VoteIntake) -> Router {
     Router::new().route("/submit-vote", post(submit_vote)).with_state(intake)
+}
+
+/// `POST /cancel-social-task/{social_task_id}` over the cancel flow, without fallbacks.
+pub fn cancel_routes(canceller: Canceller) -> Router {
+    Router::new().route("/cancel-social-task/{social_task_id}", post(cancel_task)).with_state(canceller)
 }
 
 /// The read routes of §3.4 over the store alone, without fallbacks (`voting-queries`).
@@ -148,6 +156,27 @@ pub(crate) async fn submit_vote(State(intake): State<VoteIntake>, access: Access
     access.claim_field(&mut body, "submitter_subject_id").map_err(ApiError::refused)?;
     let accepted = intake.submit_vote(&body).await.map_err(vote_refusal)?;
     Ok(JsonResponse(json!({ "status": "accepted", "qualified": accepted.qualified })).into_response())
+}
+
+#[cfg_attr(feature = "openapi", utoipa::path(
+    post, path = "/cancel-social-task/{social_task_id}", tag = crate::openapi::TAG,
+    summary = "Cancel a task",
+    description = "A `scheduled` or `started` task becomes `cancelled`: it takes no more votes, is never evaluated, and the live stream's subscribers get a final update. By the task's creator or an operator. The body, if any, is ignored.",
+    params(("social_task_id" = String, Path, description = "The task's id.")),
+    responses(
+        (status = 200, description = "Cancelled.", body = crate::openapi::bodies::TaskCancelled),
+        (status = 400, description = "An id in the path is not valid UTF-8.", body = agora_http::openapi::BareError),
+        (status = 403, description = "The caller is neither the task's creator nor an operator (authentication on).", body = agora_http::openapi::BareError),
+        (status = 404, description = "`Invalid social_task_id.`", body = agora_http::openapi::BareError),
+        (status = 409, description = "The task is complete, cancelled already, never starts (another status), or its evaluation is under way.", body = agora_http::openapi::BareError),
+        agora_http::openapi::Refusals<agora_http::openapi::BareError>,
+    )
+))]
+pub(crate) async fn cancel_task(State(canceller): State<Canceller>, access: Access, Segment(id): Segment) -> Reply {
+    let creator = canceller.creator_of(&id).await?;
+    access.act_as("created_by_subject_id", &creator).map_err(ApiError::refused)?;
+    canceller.cancel_task(&id).await?;
+    Ok(JsonResponse(json!({ "social_task_id": id, "status": "cancelled" })).into_response())
 }
 
 #[cfg_attr(feature = "openapi", utoipa::path(

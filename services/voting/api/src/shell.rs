@@ -17,6 +17,7 @@ pub const SHELL: Shell = Shell {
         "/submit-social-choice-task",
         "/parse-social-choice-task",
         "/submit-vote",
+        "/cancel-social-task",
         "/get-status",
         "/get-report",
         "/get-full-task-bundle",
@@ -27,10 +28,11 @@ pub const SHELL: Shell = Shell {
 };
 
 /// Every path the service routes, in axum's syntax (as template.yaml's routes write them).
-pub const PATHS: [&str; 8] = [
+pub const PATHS: [&str; 9] = [
     "/submit-social-choice-task",
     "/parse-social-choice-task",
     "/submit-vote",
+    "/cancel-social-task/{social_task_id}",
     "/get-status/{social_task_id}",
     "/get-report/{social_task_id}",
     "/get-full-task-bundle/{social_task_id}",

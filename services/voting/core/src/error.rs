@@ -32,6 +32,16 @@ pub enum VotingError {
     /// evaluation has begun.
     #[error("voting on the task has closed")]
     VotingClosed,
+    /// The task's deadline (`social_task_properties.voting`) has passed: it takes no more votes.
+    /// Holds the deadline, naive UTC ISO-8601.
+    #[error("the task's deadline {0} has passed")]
+    DeadlinePassed(String),
+    /// The task was cancelled: it takes no more votes and is never evaluated.
+    #[error("the task is cancelled")]
+    TaskCancelled,
+    /// The task's evaluation is under way: it cannot be cancelled any more.
+    #[error("the task's evaluation is under way")]
+    EvaluationUnderWay,
     /// The voter has a vote on file for this task already.
     #[error("the voter has voted in this task already")]
     AlreadyVoted,
@@ -80,6 +90,9 @@ impl VotingError {
             VotingError::TaskNotActive => "not_started",
             VotingError::NotAMember => "not_a_member",
             VotingError::VotingClosed => "closed",
+            VotingError::DeadlinePassed(_) => "deadline_passed",
+            VotingError::TaskCancelled => "cancelled",
+            VotingError::EvaluationUnderWay => "evaluating",
             VotingError::AlreadyVoted => "duplicate",
             VotingError::VoteIdTaken(_) => "vote_id_taken",
             VotingError::Internal(_) => "internal",

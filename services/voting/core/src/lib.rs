@@ -19,6 +19,7 @@ pub mod trigger;
 pub mod work;
 
 pub use error::{InternalError, VotingError};
+pub use flows::cancel::Canceller;
 pub use flows::create::TaskCreator;
 pub use flows::evaluate::{EvaluationOutcome, Evaluator};
 pub use flows::parse::TaskParser;

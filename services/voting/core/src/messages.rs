@@ -6,6 +6,9 @@
 //!   (a FIFO queue delivers repeated requests for one task once).
 //! - A one-shot start is the schedule `start-<social_task_id>` with the body
 //!   `{"social_task_id": "..."}`.
+//! - A task's deadline is the schedule `deadline-<social_task_id>`, made when the task
+//!   starts, with the body `{"social_task_id": "...", "at": "deadline"}`: it rides the start's
+//!   timers and target, whose handler closes the task at its deadline.
 
 use agora_voting_schema::{Entity, SocialChoiceSubjectSpecInput, SocialTaskCoreData};
 use serde_json::{json, Value};
@@ -71,6 +74,21 @@ pub fn start_request(social_task_id: &str) -> Value {
     json!({"social_task_id": social_task_id})
 }
 
+/// The name of a task's one-shot deadline schedule.
+pub fn deadline_schedule_name(social_task_id: &str) -> String {
+    format!("deadline-{social_task_id}")
+}
+
+/// The body a task's deadline schedule delivers.
+pub fn deadline_request(social_task_id: &str) -> Value {
+    json!({"social_task_id": social_task_id, "at": "deadline"})
+}
+
+/// Whether a timer's body is a deadline's ([`deadline_request`]) rather than a start's.
+pub fn is_deadline_request(body: &Value) -> bool {
+    body.get("at").and_then(Value::as_str) == Some("deadline")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +138,12 @@ mod tests {
     fn start_schedules_are_named_after_the_task() {
         assert_eq!(start_schedule_name("task_1"), "start-task_1");
         assert_eq!(start_request("task_1"), json!({"social_task_id": "task_1"}));
+    }
+
+    #[test]
+    fn deadline_schedules_are_named_after_the_task_and_told_from_starts() {
+        assert_eq!(deadline_schedule_name("task_1"), "deadline-task_1");
+        assert!(is_deadline_request(&deadline_request("task_1")));
+        assert!(!is_deadline_request(&start_request("task_1")));
     }
 }

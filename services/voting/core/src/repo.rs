@@ -90,6 +90,14 @@ impl Repo {
         Ok(self.store.update(TASKS, id, &cond, &Change::set(&set)).await?)
     }
 
+    /// Moves a `scheduled` or `started` task to `cancelled` with a conditional write; false when
+    /// it was neither.
+    pub async fn cancel(&self, id: &str) -> Result<bool, VotingError> {
+        let cond = Filter::must(json!({"status": {"$in": [TaskStatus::Scheduled, TaskStatus::Started]}}));
+        let set = json!({"status": TaskStatus::Cancelled});
+        Ok(self.store.update(TASKS, id, &cond, &Change::set(&set)).await?)
+    }
+
     /// Writes the report and completes the task in one conditional write (only a `started` task),
     /// recording `end_time`.
     pub async fn complete<R: serde::Serialize>(&self, id: &str, report: &R, at: &DateTime<Utc>) -> Result<bool, VotingError> {

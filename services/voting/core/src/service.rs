@@ -2,6 +2,7 @@
 //! flow is a struct of its own in [`crate::flows`] whose fields are the ports it uses.
 
 use crate::error::VotingError;
+use crate::flows::cancel::Canceller;
 use crate::flows::create::TaskCreator;
 use crate::flows::evaluate::{EvaluationOutcome, Evaluator};
 use crate::flows::parse::TaskParser;
@@ -95,6 +96,7 @@ pub struct Voting {
     creator: TaskCreator,
     starter: Starter,
     intake: VoteIntake,
+    canceller: Canceller,
     repairer: Repairer,
     evaluator: Evaluator,
     pub(crate) queries: Queries,
@@ -107,7 +109,8 @@ impl Voting {
         let parser = TaskParser::new(p.hooks.clone());
         let creator = TaskCreator::new(parser.clone(), repo.clone(), p.scheduler.clone());
         let starter =
-            Starter::new(p.store.clone(), p.hooks.clone(), p.publisher.clone(), p.clock.clone(), p.changes.clone(), settings.start_lease);
+            Starter::new(p.store.clone(), p.hooks.clone(), p.publisher.clone(), p.clock.clone(), p.changes.clone(), settings.start_lease)
+                .with_deadlines(p.scheduler.clone());
         let intake = VoteIntake::new(
             p.store.clone(),
             p.hooks.clone(),
@@ -116,6 +119,8 @@ impl Voting {
             p.changes.clone(),
             settings.trigger_leases(),
         );
+        let canceller = Canceller::new(p.store.clone(), p.clock.clone(), p.changes.clone(), settings.evaluation_lease)
+            .with_started_tasks(intake.started_tasks().clone());
         let repairer = Repairer::new(p.store.clone(), p.queue.clone(), p.clock.clone(), settings.trigger_leases());
         let evaluator = Evaluator::new(
             p.store.clone(),
@@ -126,7 +131,7 @@ impl Voting {
             settings.evaluation_lease,
         );
         let queries = Queries::new(repo.clone());
-        Self { ports, repo, parser, creator, starter, intake, repairer, evaluator, queries }
+        Self { ports, repo, parser, creator, starter, intake, canceller, repairer, evaluator, queries }
     }
 
     pub fn ports(&self) -> &Ports {
@@ -157,9 +162,24 @@ impl Voting {
         &self.intake
     }
 
+    /// The cancel flow ([`crate::flows::cancel`]).
+    pub fn canceller(&self) -> &Canceller {
+        &self.canceller
+    }
+
+    /// [`Canceller::cancel_task`].
+    pub async fn cancel_task(&self, social_task_id: &str) -> Result<(), VotingError> {
+        self.canceller.cancel_task(social_task_id).await
+    }
+
     /// The repair sweep ([`crate::flows::repair`]).
     pub fn repairer(&self) -> &Repairer {
         &self.repairer
+    }
+
+    /// [`Repairer::close_at_deadline`].
+    pub async fn close_at_deadline(&self, social_task_id: &str) -> Result<Option<Stall>, VotingError> {
+        self.repairer.close_at_deadline(social_task_id).await
     }
 
     /// [`Repairer::repair_stalled_tasks`].

@@ -33,6 +33,11 @@ impl StartedTasks {
         self.fresh(id).await
     }
 
+    /// Forgets the task: the next vote reads it as stored (it was cancelled).
+    pub fn forget(&self, id: &str) {
+        self.cache.lock().expect("task cache lock").remove(id);
+    }
+
     /// The task as stored now (remembered when started; forgotten otherwise).
     pub async fn fresh(&self, id: &str) -> Result<Option<Arc<SocialTaskCoreData>>, VotingError> {
         let Some(task) = self.repo.task(id).await? else { return Ok(None) };

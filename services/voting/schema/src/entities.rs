@@ -107,6 +107,8 @@ string_enum! {
         Scheduled = "scheduled",
         Started = "started",
         Complete = "complete",
+        /// Cancelled by its creator or an operator: no more votes, no evaluation.
+        Cancelled = "cancelled",
     }
 }
 
@@ -188,6 +190,11 @@ impl SocialTaskCoreData {
     pub fn is_public(&self) -> bool {
         self.social_task_access_type == AccessType::Public
     }
+    /// The voting options beyond the spec, from `social_task_properties.voting`
+    /// ([`crate::options`]); all absent for a task created as the spec has it.
+    pub fn options(&self) -> crate::options::VotingOptions {
+        crate::options::VotingOptions::from_properties(&self.social_task_properties)
+    }
     /// Qualified votes that trigger a public task.
     pub fn trigger_count(&self) -> i64 {
         self.duration.unwrap_or(DEFAULT_DURATION)
@@ -247,6 +254,10 @@ pub struct Vote {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub submission_time: DateTime<Utc>,
     pub qualified: bool,
+    /// The vote's weight in a weighted task (its `weights` option), a positive finite
+    /// number; absent on every vote of an unweighted task, whose documents are the spec's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
 }
 
 impl Entity for Vote {}

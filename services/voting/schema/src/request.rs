@@ -13,6 +13,7 @@
 //! refused by its path, on every store alike.
 
 use crate::entities::*;
+use crate::options::{parse_options, TaskShape, PROPERTIES_KEY};
 use agora_schema::fields::{id_within_limit, kind, FieldError, Reader, ValidationErrors, MAX_ID_CHARS};
 use serde_json::{Map, Value};
 
@@ -69,6 +70,20 @@ pub fn parse_create_request(body: &Value, social_task_id: &str) -> Result<TaskBu
         };
         storable(&mut r, &["created_by_subject_data", "goal", "properties", "report"]);
         let enable_live_streaming = r.opt_bool("enable_live_streaming");
+        let access = access_type.as_deref().map(AccessType::from);
+        let shape = TaskShape {
+            org_ids: org_ids.as_deref(),
+            private: access.as_ref().is_some_and(|a| *a == AccessType::Private),
+            public: access.as_ref().is_some_and(|a| *a == AccessType::Public),
+            scheduled_time,
+            trigger_count: duration.unwrap_or(DEFAULT_DURATION),
+            properties: properties.as_ref(),
+        };
+        let options = parse_options(&mut r, &shape)?;
+        let mut properties = properties;
+        if let (false, Some(p)) = (options.is_empty(), properties.as_mut()) {
+            p.insert(PROPERTIES_KEY.into(), options.to_stored());
+        }
         let bad_live = r.get("enable_live_streaming").is_some() && enable_live_streaming.is_none();
         if bad_live || r.get("scheduled_time").is_some() && scheduled_time.is_none() {
             return None;
@@ -216,7 +231,15 @@ pub fn parse_vote_request(body: &Value) -> Result<Vote, ValidationErrors> {
         (Some(vote_id), Some(social_task_id), Some(submitter_subject_id), Some(vote_data), Some(submission_time), Some(qualified))
             if errors.is_empty() =>
         {
-            Ok(Vote { vote_id, social_task_id, submitter_subject_id, vote_data: Value::Object(vote_data), submission_time, qualified })
+            Ok(Vote {
+                vote_id,
+                social_task_id,
+                submitter_subject_id,
+                vote_data: Value::Object(vote_data),
+                submission_time,
+                qualified,
+                weight: None,
+            })
         }
         _ => Err(ValidationErrors(errors)),
     }

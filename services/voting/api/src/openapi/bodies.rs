@@ -97,6 +97,14 @@ pub struct TaskCreated {
     social_task_id: String,
 }
 
+/// `200` of `POST /cancel-social-task/{social_task_id}`.
+#[derive(ToSchema)]
+pub struct TaskCancelled {
+    social_task_id: String,
+    /// `cancelled`.
+    status: String,
+}
+
 /// The three documents of a task as `to_parsed_dict()` writes them, with the stored field names.
 #[derive(ToSchema)]
 pub struct ParsedTask {

@@ -18,6 +18,7 @@ pub const TAG: &str = "voting";
         crate::routes::submit_task,
         crate::routes::parse_task,
         crate::routes::submit_vote,
+        crate::routes::cancel_task,
         crate::routes::get_report,
         crate::routes::get_status,
         crate::routes::get_full_task_bundle,
@@ -83,6 +84,7 @@ mod tests {
             vote_data: json!({"selected_option": "agent-translator-01"}),
             submission_time: at,
             qualified: true,
+            weight: None,
         };
         let report = Report {
             task: &bundle.task,

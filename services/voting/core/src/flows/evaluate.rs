@@ -131,7 +131,11 @@ impl Evaluator {
         let input = HookInput::evaluation(&task, subject_spec, evaluation, &votes, None);
 
         let mut dsl_outputs = Map::new();
-        let decided = self.decide(&input, evaluation, &mut dsl_outputs).await;
+        let outcome = Outcome::of(&task, votes_len);
+        let decided = match outcome {
+            Some(Outcome::NoQuorum) => self.award(&input, evaluation, Vec::new(), &mut dsl_outputs).await,
+            _ => self.decide(&input, evaluation, &mut dsl_outputs).await,
+        };
         let decide_ms = clock.elapsed().as_millis() - read_ms - decode_ms;
         let (winners, payload) = match decided {
             Ok(done) => done,
@@ -155,14 +159,26 @@ impl Evaluator {
             dsl_outputs: &dsl_outputs,
             evaluated_at,
         };
-        let completed = self.repo.complete(id, &report, &evaluated_at).await;
+        let completed = match outcome {
+            Some(outcome) => self.repo.complete(id, &WithOutcome { report, outcome: outcome.as_str() }, &evaluated_at).await,
+            None => self.repo.complete(id, &report, &evaluated_at).await,
+        };
         let store_ms = clock.elapsed().as_millis() - read_ms - decode_ms - decide_ms;
         drop(input);
         release_votes(votes, raw_votes);
         if !completed? {
             return Ok(EvaluationOutcome::AlreadyComplete);
         }
-        tracing::info!(?winners, votes = votes_len, read_ms, decode_ms, decide_ms, store_ms, "task complete");
+        tracing::info!(
+            ?winners,
+            outcome = outcome.map(Outcome::as_str),
+            votes = votes_len,
+            read_ms,
+            decode_ms,
+            decide_ms,
+            store_ms,
+            "task complete"
+        );
         if task.enable_live_streaming {
             self.changes.task_changed(id).await;
         }
@@ -195,6 +211,18 @@ impl Evaluator {
             winners = broken;
         }
 
+        self.award(input, evaluation, winners, dsl_outputs).await
+    }
+
+    /// Runs post-award on the final `winners` (§4.6: even when there are none). Returns them and
+    /// the post-award payload.
+    async fn award(
+        &self,
+        input: &HookInput<'_>,
+        evaluation: &agora_voting_schema::SocialChoiceEvaluationInput,
+        winners: Vec<String>,
+        dsl_outputs: &mut Map<String, Value>,
+    ) -> Result<(Vec<String>, Value), Failure> {
         let final_input = input.with_winners(&winners);
         let payload = self.run_required(Hook::PostAward, &evaluation.post_awarding, &final_input).await?;
         if !payload.is_object() {
@@ -213,6 +241,38 @@ impl Evaluator {
         }
         self.hooks.run(hook, spec, &input.user_input.task.social_task_id, input).await.map_err(|error| Failure { hook, error })
     }
+}
+
+/// How a task with a quorum was decided, written as the report's `outcome`; a task
+/// without one has no `outcome`, its report is the spec's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// The quorum was met: the rule decided.
+    Decided,
+    /// Fewer qualified votes than the quorum: no winner, post-award runs with none.
+    NoQuorum,
+}
+
+impl Outcome {
+    fn of(task: &agora_voting_schema::SocialTaskCoreData, qualified_votes: usize) -> Option<Self> {
+        let quorum = task.options().quorum?;
+        Some(if (qualified_votes as i64) < quorum { Outcome::NoQuorum } else { Outcome::Decided })
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Decided => "decided",
+            Outcome::NoQuorum => "no_quorum",
+        }
+    }
+}
+
+/// The report (§2.6) with the `outcome` of a task that has a quorum.
+#[derive(serde::Serialize)]
+struct WithOutcome<R> {
+    #[serde(flatten)]
+    report: R,
+    outcome: &'static str,
 }
 
 /// §4.4: `winner` (checked first) or `winners`; anything else is malformed.

@@ -1,5 +1,6 @@
 //! The flows of §1.2, one module each.
 
+pub mod cancel;
 pub mod create;
 pub mod evaluate;
 pub mod parse;

@@ -11,6 +11,10 @@
 //! - **evaluator gone**: the evaluator's claim is held and its lease ran out unrenewed: the
 //!   evaluator died mid-work (its queue message may be gone too).
 //!
+//! - **deadline passed**: the task has a deadline, it has come, and nobody requested
+//!   the evaluation: it is requested now, once (the trigger claim), and evaluates the votes on
+//!   file.
+//!
 //! A recorded request (the trigger claim on its long lease, a day) with no evaluator claim means
 //! the queue holds it (waiting, retrying, or dead-lettered after its attempts): the sweep leaves
 //! it to the queue, and requests a dead-lettered evaluation again once a day at most. Requests
@@ -32,6 +36,14 @@ pub enum Stall {
     NeverRequested,
     RequestLost,
     EvaluatorGone,
+    /// The task's deadline has passed and its evaluation was never requested: it is
+    /// evaluated with the votes on file.
+    DeadlinePassed,
+}
+
+/// Whether the task has a deadline and it has come.
+fn deadline_passed(task: &SocialTaskCoreData, now: chrono::DateTime<chrono::Utc>) -> bool {
+    task.options().deadline_at(task.start_time).is_some_and(|d| d <= now)
 }
 
 /// The repair flow: the store and its claims, the evaluation queue, the clock.
@@ -61,6 +73,21 @@ impl Repairer {
             }
         }
         Ok(repaired)
+    }
+
+    /// A task's deadline timer is due: requests its evaluation if it is `started`,
+    /// its deadline has come and nobody requested it yet (the trigger claim keeps this to once).
+    #[tracing::instrument(skip_all, fields(social_task_id = social_task_id))]
+    pub async fn close_at_deadline(&self, social_task_id: &str) -> Result<Option<Stall>, VotingError> {
+        let Some(task) = self.repo.task(social_task_id).await? else { return Ok(None) };
+        if task.status() != Some(&agora_voting_schema::TaskStatus::Started) || !deadline_passed(&task, self.clock.now()) {
+            return Ok(None);
+        }
+        let stall = self.repair(&task).await?;
+        if stall.is_some() {
+            tracing::info!("deadline reached; evaluation requested");
+        }
+        Ok(stall)
     }
 
     /// [`Self::repair`] in the task's span, its outcome logged.
@@ -102,6 +129,7 @@ impl Repairer {
         let stall = match self.claims.state(&trigger::trigger_claim(id), now).await? {
             ClaimState::Settled | ClaimState::Live => return Ok(None),
             ClaimState::Expired => Stall::RequestLost,
+            ClaimState::Free if deadline_passed(task, now) => Stall::DeadlinePassed,
             ClaimState::Free => {
                 let Some(needed) = trigger::threshold(task) else { return Ok(None) };
                 if u64::try_from(self.repo.qualified_count(task).await?).unwrap_or(0) < needed {

@@ -3,8 +3,8 @@
 
 use crate::error::VotingError;
 use crate::hooks::VotingHooks;
-use crate::messages::voting_invite;
-use crate::ports::{ChangeListener, Clock, Publisher};
+use crate::messages::{deadline_request, deadline_schedule_name, voting_invite};
+use crate::ports::{ChangeListener, Clock, NoSchedules, OneShotSchedules, Publisher};
 use crate::repo::Repo;
 use agora_store::claims::{Claim, Claims};
 use agora_store::DocumentStore;
@@ -39,6 +39,9 @@ pub struct Starter {
     changes: Arc<dyn ChangeListener>,
     /// How long a starter may hold a task before another may take over.
     lease: chrono::Duration,
+    /// Where a started task's deadline timer goes; the repair sweep closes a task at
+    /// its deadline anyway.
+    deadlines: Arc<dyn OneShotSchedules>,
 }
 
 impl Starter {
@@ -50,7 +53,22 @@ impl Starter {
         changes: Arc<dyn ChangeListener>,
         lease: chrono::Duration,
     ) -> Self {
-        Self { repo: Repo::new(store.clone()), claims: Claims::new(store), hooks, publisher, clock, changes, lease }
+        Self {
+            repo: Repo::new(store.clone()),
+            claims: Claims::new(store),
+            hooks,
+            publisher,
+            clock,
+            changes,
+            lease,
+            deadlines: Arc::new(NoSchedules),
+        }
+    }
+
+    /// This starter, making each started task's deadline timer on `schedules`.
+    pub fn with_deadlines(mut self, schedules: Arc<dyn OneShotSchedules>) -> Self {
+        self.deadlines = schedules;
+        self
     }
 
     /// Starts every task that is due now. Returns the outcome per task id.
@@ -85,8 +103,10 @@ impl Starter {
         };
         match self.invite(social_task_id).await {
             Ok(invitations) => {
-                if self.repo.start(social_task_id, &self.clock.now()).await? {
+                let started_at = self.clock.now();
+                if self.repo.start(social_task_id, &started_at).await? {
                     tracing::info!(invitations, "task started");
+                    self.schedule_deadline(&task, started_at).await;
                     if task.enable_live_streaming {
                         self.changes.task_changed(social_task_id).await;
                     }
@@ -100,6 +120,17 @@ impl Starter {
                 self.claims.release(&claim_key).await?;
                 Ok(StartOutcome::Failed(reason))
             }
+        }
+    }
+
+    /// Makes the deadline timer of a task that has a deadline, now that it started. A timer not
+    /// made is logged: the repair sweep closes the task at its deadline anyway.
+    async fn schedule_deadline(&self, task: &SocialTaskCoreData, started_at: chrono::DateTime<chrono::Utc>) {
+        let Some(at) = task.options().deadline_at(Some(started_at)) else { return };
+        let id = &task.social_task_id;
+        match self.deadlines.schedule(&deadline_schedule_name(id), at, &deadline_request(id)).await {
+            Ok(()) => tracing::info!(deadline = %at, "deadline timer made"),
+            Err(e) => tracing::warn!(deadline = %at, error = %e, "deadline timer not made; the sweep closes the task at its deadline"),
         }
     }
 

@@ -14,7 +14,8 @@ use crate::trigger::{self, TriggerLeases};
 use agora_store::claims::{Claim, Claims};
 use agora_store::sharded::ShardCounted;
 use agora_store::{DocumentStore, StoreError};
-use agora_voting_schema::{parse_vote_request, Hook, HookInput, HookTarget, SocialTaskCoreData, TaskStatus, Vote};
+use agora_voting_schema::options::valid_weight;
+use agora_voting_schema::{parse_vote_request, Hook, HookInput, HookTarget, SocialTaskCoreData, TaskStatus, Vote, Weights};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -63,6 +64,12 @@ impl VoteIntake {
         }
     }
 
+    /// The started tasks this intake keeps (a canceller of the same process makes them forget
+    /// the task it cancels).
+    pub fn started_tasks(&self) -> &StartedTasks {
+        &self.tasks
+    }
+
     /// Takes one vote request body through §3.3.
     ///
     /// The store keeps the order of things: a qualified vote and its task's count are one atomic
@@ -86,6 +93,7 @@ impl VoteIntake {
         let task_id = vote.social_task_id.clone();
         let task = self.tasks.get(&task_id).await?.ok_or(VotingError::UnknownTask)?;
         check_status(&task)?;
+        check_deadline(&task, self.clock.now())?;
         if task.is_private() && !task.org_ids.contains(&vote.submitter_subject_id) {
             return Err(self.refusal(&vote, VotingError::NotAMember).await);
         }
@@ -100,7 +108,10 @@ impl VoteIntake {
             }
         }
         vote.qualified = self.pre_qualify(&task, &vote).await?;
+        vote.weight = self.weigh(&task, &vote).await?;
         vote.submission_time = self.clock.now();
+        // The PQT may have run past the deadline: a vote stored is received before it.
+        check_deadline(&task, vote.submission_time)?;
         // The task's count as this vote's write left it, when the write filled its shard (only
         // then can it have reached the threshold).
         let counted = if vote.qualified {
@@ -210,6 +221,37 @@ impl VoteIntake {
         }
     }
 
+    /// The vote's weight in a weighted task: its voter's entry in the `weights` map
+    /// (1 when not named), or what the `weights` function answers (`{"weight": w}`, a positive
+    /// finite number; a hook failure or another answer weighs 1, logged). `None` for an
+    /// unweighted task: its votes are stored as the spec has them.
+    async fn weigh(&self, task: &SocialTaskCoreData, vote: &Vote) -> Result<Option<f64>, VotingError> {
+        let options = task.options();
+        match &options.weights {
+            None => Ok(None),
+            Some(Weights::Voters(_)) => Ok(options.mapped_weight(&vote.submitter_subject_id)),
+            Some(Weights::Function(spec)) => {
+                let id = &task.social_task_id;
+                let specs = self.specs.get(id).await?;
+                let input = HookInput::pqt(task, &specs.0, &specs.1, &vote.vote_data, &vote.submitter_subject_id);
+                // Run under the invitation creator's contract (an object, no builtin catalogue):
+                // the PQT's would demand `qualified`. A hook kind of its own needs an arm in the
+                // rules crate's exhaustive hook names.
+                let weight = match self.hooks.run(Hook::Invitation, spec, id, &input).await {
+                    Ok(out) => out.get("weight").and_then(Value::as_f64).filter(|w| valid_weight(*w)).unwrap_or_else(|| {
+                        tracing::warn!(output = %out, "weights function gave no positive weight; the vote weighs 1");
+                        1.0
+                    }),
+                    Err(e) => {
+                        tracing::warn!(hook = "weights", error = %e, "weights function failed; the vote weighs 1");
+                        1.0
+                    }
+                };
+                Ok(Some(weight))
+            }
+        }
+    }
+
     /// The PQT verdict: `bool(output["qualified"])`; any hook error disqualifies (§3.3).
     async fn pre_qualify(&self, task: &SocialTaskCoreData, vote: &Vote) -> Result<bool, VotingError> {
         let id = &task.social_task_id;
@@ -281,7 +323,17 @@ fn check_status(task: &SocialTaskCoreData) -> Result<(), VotingError> {
     match task.status() {
         Some(TaskStatus::Started) => Ok(()),
         Some(TaskStatus::Complete) => Err(VotingError::TaskComplete),
+        Some(TaskStatus::Cancelled) => Err(VotingError::TaskCancelled),
         _ => Err(VotingError::TaskNotActive),
+    }
+}
+
+/// Votes are taken only before the task's deadline, if it has one: at and after it,
+/// the task is evaluated with the votes on file.
+fn check_deadline(task: &SocialTaskCoreData, now: chrono::DateTime<chrono::Utc>) -> Result<(), VotingError> {
+    match task.options().deadline_at(task.start_time) {
+        Some(deadline) if deadline <= now => Err(VotingError::DeadlinePassed(agora_voting_schema::time::format_datetime(&deadline))),
+        _ => Ok(()),
     }
 }
 

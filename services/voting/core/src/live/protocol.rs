@@ -161,9 +161,11 @@ impl LiveSnapshot {
         Self { social_task_id: social_task_id.to_owned(), parts, status, full, compact_task: OnceLock::new(), qualified: OnceLock::new() }
     }
 
-    /// Whether the task is complete: every update is then the final one.
+    /// Whether the task is complete (or cancelled: it changes no more): every update
+    /// is then the final one.
     pub fn complete(&self) -> bool {
-        self.status.as_deref() == Some(TaskStatus::Complete.as_str())
+        let status = self.status.as_deref();
+        status == Some(TaskStatus::Complete.as_str()) || status == Some(TaskStatus::Cancelled.as_str())
     }
 
     /// Whether the task's updates are full ones (its bundle fits in a message).

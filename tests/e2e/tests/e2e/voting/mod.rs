@@ -2,8 +2,10 @@
 //! and the local server as a process killed mid-work (`crash`).
 
 mod bad_input;
+mod cancel;
 mod concurrency;
 mod crash;
+mod deadlines;
 mod flow;
 mod hook_modes;
 mod input_keys;
@@ -11,3 +13,4 @@ mod live_stream;
 mod pqt_calls;
 mod queries;
 mod round_trips;
+mod weights;

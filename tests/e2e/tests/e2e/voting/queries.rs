@@ -28,6 +28,7 @@ async fn store_votes(store: &Arc<dyn DocumentStore>, task: &str, n: usize) {
                     vote_data: json!({"selected_option": TRANSLATORS[i % 3]}),
                     submission_time: base + chrono::Duration::microseconds(i as i64),
                     qualified: i % 5 != 0,
+                    weight: None,
                 };
                 (VOTES, to_json(&vote))
             })
