@@ -185,6 +185,11 @@ pub fn parse_options(r: &mut Reader<'_>, shape: &TaskShape<'_>) -> Option<Voting
         ok &= quorum_reachable(r, q, deadline.is_some() || r.get("deadline").is_some() || r.get("deadline_seconds").is_some(), shape);
     }
     let vote_changes = optional_count(r, "vote_changes", &mut ok);
+    if vote_changes.is_some() {
+        // Replacing a vote is not built: refused rather than stored and ignored.
+        r.fail("vote_changes", "is not supported yet: a voter cannot replace a vote (a second vote gets 409)");
+        ok = false;
+    }
     let weights = match r.get("weights") {
         None => None,
         Some(w) => {

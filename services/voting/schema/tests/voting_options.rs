@@ -49,7 +49,6 @@ fn options_are_stored_under_properties_voting_and_read_back() {
     let body = with_options(json!({
         "deadline": "2026-10-22T11:00:00Z",
         "quorum": 2,
-        "vote_changes": 3,
         "weights": {"agent-reviewer-01": 2.5, "agent-reviewer-03": 1}
     }));
     let bundle = parse_create_request(&body, ID).unwrap();
@@ -57,7 +56,7 @@ fn options_are_stored_under_properties_voting_and_read_back() {
     assert_eq!(stored["social_task_properties"]["urgency"], json!("high"));
     assert_eq!(
         stored["social_task_properties"]["voting"],
-        json!({"deadline": "2026-10-22T11:00:00", "quorum": 2, "vote_changes": 3,
+        json!({"deadline": "2026-10-22T11:00:00", "quorum": 2,
                "weights": {"agent-reviewer-01": 2.5, "agent-reviewer-03": 1.0}})
     );
     // No option key leaks into the spec's fields.
@@ -66,7 +65,7 @@ fn options_are_stored_under_properties_voting_and_read_back() {
     }
     let options = bundle.task.options();
     assert_eq!(options.deadline, Some(Deadline::At(Utc.with_ymd_and_hms(2026, 10, 22, 11, 0, 0).unwrap())));
-    assert_eq!((options.quorum, options.vote_changes), (Some(2), Some(3)));
+    assert_eq!((options.quorum, options.vote_changes), (Some(2), None));
     assert_eq!(options.mapped_weight("agent-reviewer-01"), Some(2.5));
     assert_eq!(options.mapped_weight("agent-reviewer-02"), Some(1.0), "a member not named weighs 1");
     // The stored form reads back to the same options.
@@ -104,6 +103,7 @@ fn each_invalid_option_is_refused_by_its_path() {
         (json!({"quorum": 2}), "social_task.quorum needs a deadline"),
         (json!({"deadline_seconds": 60, "quorum": 4}), "social_task.quorum must be at most the number of distinct org_ids (3), got 4"),
         (json!({"vote_changes": "twice"}), "social_task.vote_changes must be a positive integer"),
+        (json!({"vote_changes": 2}), "social_task.vote_changes is not supported yet: a voter cannot replace a vote"),
         (json!({"weights": [1, 2]}), "social_task.weights must be an object"),
         (json!({"weights": {"agent-reviewer-01": 0}}), "social_task.weights.agent-reviewer-01 must be a number from 1e-9 to 1e9, got 0"),
         (
@@ -130,10 +130,10 @@ fn public_task_limits_its_options_by_duration_and_refuses_a_weights_map() {
 
 #[test]
 fn options_and_a_hand_written_properties_voting_are_refused_together() {
-    let mut body = with_options(json!({"vote_changes": 1}));
+    let mut body = with_options(json!({"deadline_seconds": 60}));
     body["social_task"]["properties"]["voting"] = json!({"mine": true});
     let got = refuse(&body);
-    assert!(got.contains("social_task.properties.voting is where the voting options (vote_changes) are stored"), "{got}");
+    assert!(got.contains("social_task.properties.voting is where the voting options (deadline_seconds) are stored"), "{got}");
     // Without options, the creator's own properties.voting is stored as given.
     let mut body = create_request();
     body["social_task"]["properties"]["voting"] = json!({"mine": true});

@@ -163,12 +163,9 @@ async fn options_are_refused_by_their_path_and_stored_under_properties_voting() 
     assert_eq!(status, 400);
     assert!(body["error"].as_str().unwrap().contains("social_task.weights.agent-reviewer-01 must be a number from 1e-9 to 1e9"), "{body}");
 
-    let id = server.create(&with_options(example_request(), json!({"deadline": "2999-01-01T00:00:00Z", "vote_changes": 2}))).await;
+    let id = server.create(&with_options(example_request(), json!({"deadline": "2999-01-01T00:00:00Z", "quorum": 2}))).await;
     let task = stored_task(&server, &id).await;
-    assert_eq!(
-        task["social_task_properties"],
-        json!({"urgency": "high", "voting": {"deadline": "2999-01-01T00:00:00", "vote_changes": 2}})
-    );
+    assert_eq!(task["social_task_properties"], json!({"urgency": "high", "voting": {"deadline": "2999-01-01T00:00:00", "quorum": 2}}));
     // A task without options is stored as before.
     let plain = server.create(&example_request()).await;
     let task = stored_task(&server, &plain).await;
