@@ -48,7 +48,7 @@ export AGORA_LOCAL_BIN="$PWD/target/debug/agora-local" AGORA_BIN="$PWD/target/de
 infra/console/tests/run.sh
 # The same end-to-end suites (voting's, Orcade's and Xchange's) on the MongoDB and DynamoDB adapters (the
 # embedded store ran above).
-e2e_suite=(--test e2e -- voting::flow:: voting::concurrency:: voting::bad_input:: voting::live_stream:: voting::queries:: voting::crash:: voting::pqt_calls:: voting::input_keys:: orcade:: xchange:: clients::)
+e2e_suite=(--test e2e -- voting::flow:: voting::concurrency:: voting::bad_input:: voting::live_stream:: voting::queries:: voting::crash:: voting::pqt_calls:: voting::input_keys:: voting::deadlines:: voting::cancel:: voting::weights:: orcade:: xchange:: clients::)
 AGORA_E2E_STORE=mongodb cargo test --locked -p agora-e2e "${e2e_suite[@]}"
 AGORA_E2E_STORE=dynamodb cargo test --locked -p agora-e2e "${e2e_suite[@]}"
 

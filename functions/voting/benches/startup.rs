@@ -28,6 +28,12 @@ fn main() {
             event: apigw("POST", "/parse-social-choice-task", Some("{}")),
         },
         Function {
+            name: "voting-cancel-task",
+            binary: env!("CARGO_BIN_EXE_voting-cancel-task"),
+            // A task that does not exist: the store says so.
+            event: apigw("POST", "/cancel-social-task/task_00000000", None),
+        },
+        Function {
             name: "voting-submit-vote",
             binary: env!("CARGO_BIN_EXE_voting-submit-vote"),
             // A vote on a task that does not exist: the store says so.
