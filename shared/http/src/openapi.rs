@@ -178,6 +178,45 @@ pub fn prefix_operation_ids(document: &mut OpenApi, prefix: &str) {
     }
 }
 
+/// A query route's body: a MongoDB-style filter (`agora_filter`: `$eq $ne $gt $gte $lt $lte $in
+/// $nin $exists $and $or $not`, dotted paths); `{}` or no body: every document.
+pub struct Filter;
+
+impl PartialSchema for Filter {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new().description(Some("A MongoDB-style filter; `{}` or no body: every document.")).into()
+    }
+}
+
+impl ToSchema for Filter {}
+
+/// A PATCH route's body: the raw `$set` (`agora_store::Change`), fields or dotted paths and the
+/// values to set, at least one. Which fields a route lets set is the route's own description.
+pub struct Patch;
+
+impl PartialSchema for Patch {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .min_properties(Some(1))
+            .description(Some("Fields or dotted paths and the values to set (the raw `$set`)."))
+            .into()
+    }
+}
+
+impl ToSchema for Patch {}
+
+/// The JSON Schema (2020-12) of `document`'s component `name`, with the document's components
+/// beside it so that its `#/components/schemas/...` references resolve: what a validator
+/// compiles to check a body against the document.
+pub fn component_schema(document: &OpenApi, name: &str) -> serde_json::Value {
+    let document = serde_json::to_value(document).expect("an OpenAPI document serializes");
+    serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": document["components"],
+    })
+}
+
 /// The bearer scheme: `Authorization: Bearer <JWT>`, checked when the server's authentication is
 /// on.
 pub fn bearer_scheme() -> SecurityScheme {

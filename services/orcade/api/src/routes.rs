@@ -202,7 +202,7 @@ pub(crate) async fn get_job(State(queries): State<Queries>, Segment(id): Segment
     params(
         ("bid_job_id" = String, Path, description = "The bid job's id.")
     ),
-    request_body(content = crate::openapi::bodies::Patch, description = "May set `bid_job_metadata`, `bid_job_description`, `bid_job_name` (or paths below them), the function ids, `bid_job_creator_id`, `bid_job_tags`, and a closed or mixed job's `bid_job_subject_ids`; fields the job does not define are stored as given."),
+    request_body(content = agora_http::openapi::Patch, description = "May set `bid_job_metadata`, `bid_job_description`, `bid_job_name` (or paths below them), the function ids, `bid_job_creator_id`, `bid_job_tags`, and a closed or mixed job's `bid_job_subject_ids`; fields the job does not define are stored as given."),
     responses(
         (status = 200, description = "The job as stored after the update.", body = crate::openapi::bodies::EnvelopedBidJob),
         (status = 400, description = "An id in the path is not valid UTF-8; a field that may not be set, of the wrong type, or an empty body.", body = agora_http::openapi::EnvelopedError),
@@ -330,7 +330,7 @@ pub(crate) async fn get_bid(State(queries): State<Queries>, Segment(id): Segment
     params(
         ("bid_id" = String, Path, description = "The bid's id.")
     ),
-    request_body(content = crate::openapi::bodies::Patch, description = "May set `bid_data` (or paths below it) but not its `bid_rejected` and `pqt_reason`; fields the bid does not define are stored as given."),
+    request_body(content = agora_http::openapi::Patch, description = "May set `bid_data` (or paths below it) but not its `bid_rejected` and `pqt_reason`; fields the bid does not define are stored as given."),
     responses(
         (status = 200, description = "The bid as stored after the update.", body = crate::openapi::bodies::EnvelopedBid),
         (status = 400, description = "An id in the path is not valid UTF-8; a field that may not be set, of the wrong type, or an empty body.", body = agora_http::openapi::EnvelopedError),
@@ -415,7 +415,7 @@ pub(crate) async fn evaluation_of_job(State(queries): State<Queries>, Segment(id
         ("limit" = Option<u64>, Query, description = "At most this many documents."),
         ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
     ),
-    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    request_body(content = Option<agora_http::openapi::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
     responses(
         (status = 200, description = "The matching documents as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedBidJobs),
         (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
@@ -434,7 +434,7 @@ pub(crate) async fn query_jobs(State(queries): State<Queries>, RawQuery(query): 
         ("limit" = Option<u64>, Query, description = "At most this many documents."),
         ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
     ),
-    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    request_body(content = Option<agora_http::openapi::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
     responses(
         (status = 200, description = "The matching documents as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedBids),
         (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
@@ -453,7 +453,7 @@ pub(crate) async fn query_bids(State(queries): State<Queries>, RawQuery(query): 
         ("limit" = Option<u64>, Query, description = "At most this many documents."),
         ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
     ),
-    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    request_body(content = Option<agora_http::openapi::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
     responses(
         (status = 200, description = "The matching documents as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedBidTaskResults),
         (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),

@@ -251,7 +251,7 @@ pub(crate) async fn is_live_streaming_enabled(State(queries): State<Queries>, Se
         ("limit" = Option<u64>, Query, description = "At most this many documents."),
         ("skip" = Option<u64>, Query, description = "Skip this many matches first."),
     ),
-    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    request_body(content = Option<agora_http::openapi::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
     responses(
         (status = 200, description = "The matching documents as stored, in insertion order.", body = Vec<crate::openapi::bodies::StoredDocument>),
         (status = 400, description = "An id in the path is not valid UTF-8; unknown collection (naming the allowed ones), an invalid filter or paging parameter.", body = agora_http::openapi::BareError),

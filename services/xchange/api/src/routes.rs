@@ -151,7 +151,7 @@ pub(crate) async fn task_output(State(queries): State<Queries>, Segment(id): Seg
         ("limit" = Option<u64>, Query, description = "At most this many documents."),
         ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
     ),
-    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    request_body(content = Option<agora_http::openapi::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
     responses(
         (status = 200, description = "The matching tasks as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedExchangeTasks),
         (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),
@@ -207,7 +207,7 @@ pub(crate) async fn get_subject(State(queries): State<Queries>, Segment(id): Seg
     params(
         ("subject_id" = String, Path, description = "The subject's id.")
     ),
-    request_body = crate::openapi::bodies::SubjectPatch,
+    request_body = agora_http::openapi::Patch,
     responses(
         (status = 200, description = "The subject as stored after the update.", body = crate::openapi::bodies::EnvelopedExchangeSubject),
         (status = 400, description = "An id in the path is not valid UTF-8; a field of the wrong type, an id, or an empty body.", body = agora_http::openapi::EnvelopedError),
@@ -249,7 +249,7 @@ pub(crate) async fn delete_subject(State(subjects): State<Subjects>, access: Acc
         ("limit" = Option<u64>, Query, description = "At most this many documents."),
         ("skip" = Option<u64>, Query, description = "Skip this many matches first.")
     ),
-    request_body(content = Option<crate::openapi::bodies::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
+    request_body(content = Option<agora_http::openapi::Filter>, description = "A MongoDB-style filter; `{}` or no body: every document."),
     responses(
         (status = 200, description = "The matching subjects as stored, in insertion order.", body = crate::openapi::bodies::EnvelopedExchangeSubjects),
         (status = 400, description = "An invalid filter or paging parameter.", body = agora_http::openapi::EnvelopedError),

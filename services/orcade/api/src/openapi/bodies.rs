@@ -63,32 +63,6 @@ pub struct BidRequest {
     is_winner: Option<bool>,
 }
 
-/// A PATCH body: `{"<field or dotted path>": value, ...}`, the raw `$set` (orcade-2-schema.md
-/// §2.4), at least one field. Which fields may be set is the route's (see its description).
-pub struct Patch;
-
-impl PartialSchema for Patch {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .min_properties(Some(1))
-            .description(Some("Fields or dotted paths and the values to set (the raw `$set`)."))
-            .into()
-    }
-}
-
-impl ToSchema for Patch {}
-
-/// A MongoDB-style filter; `{}` or no body: every document.
-pub struct Filter;
-
-impl PartialSchema for Filter {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new().description(Some("A MongoDB-style filter; `{}` or no body: every document.")).into()
-    }
-}
-
-impl ToSchema for Filter {}
-
 /// The data of a deletion: `{"deleted": true}`.
 #[derive(ToSchema)]
 pub struct Deleted {

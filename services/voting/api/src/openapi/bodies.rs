@@ -227,15 +227,3 @@ pub enum Collection {
     #[schema(rename = "votes")]
     Votes,
 }
-
-/// A MongoDB-style filter (`$eq $ne $gt $gte $lt $lte $in $nin $exists $and $or $not`, dotted
-/// paths); `{}` or no body: every document.
-pub struct Filter;
-
-impl PartialSchema for Filter {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new().description(Some("A MongoDB-style filter; `{}` or no body: every document.")).into()
-    }
-}
-
-impl ToSchema for Filter {}

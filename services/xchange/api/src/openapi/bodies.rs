@@ -46,32 +46,6 @@ pub struct SubjectRequest {
     topics: Option<Vec<String>>,
 }
 
-/// The body of `PATCH /subjects/{subject_id}`: the raw `$set`, fields or dotted paths and their
-/// values (any field is stored; the subject's own keep their types).
-pub struct SubjectPatch;
-
-impl PartialSchema for SubjectPatch {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .min_properties(Some(1))
-            .description(Some("Fields or dotted paths and the values to set (the raw `$set`)."))
-            .into()
-    }
-}
-
-impl ToSchema for SubjectPatch {}
-
-/// A MongoDB-style filter; `{}` or no body: every document.
-pub struct Filter;
-
-impl PartialSchema for Filter {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new().description(Some("A MongoDB-style filter; `{}` or no body: every document.")).into()
-    }
-}
-
-impl ToSchema for Filter {}
-
 /// The data of `GET /tasks/{task_id}/output`.
 #[derive(ToSchema)]
 pub struct TaskOutput {

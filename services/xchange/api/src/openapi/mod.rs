@@ -48,12 +48,7 @@ mod tests {
     /// Validates `instance` against the document's schema `name`, its components beside it;
     /// the errors, none when valid.
     fn errors_of(name: &str, instance: &Value) -> Vec<String> {
-        let document = serde_json::to_value(super::document()).expect("the document serializes");
-        let schema = json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$ref": format!("#/components/schemas/{name}"),
-            "components": document["components"],
-        });
+        let schema = agora_http::openapi::component_schema(&super::document(), name);
         let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
         validator.iter_errors(instance).map(|e| e.to_string()).collect()
     }
