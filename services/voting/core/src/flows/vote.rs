@@ -15,7 +15,7 @@ use agora_store::claims::{Claim, Claims};
 use agora_store::sharded::ShardCounted;
 use agora_store::{DocumentStore, StoreError};
 use agora_voting_schema::options::valid_weight;
-use agora_voting_schema::{parse_vote_request, Hook, HookInput, HookTarget, SocialTaskCoreData, TaskStatus, Vote, Weights};
+use agora_voting_schema::{parse_vote_request, Hook, HookInput, HookTarget, SocialTaskCoreData, TaskStatus, Vote, VotingOptions, Weights};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -93,7 +93,10 @@ impl VoteIntake {
         let task_id = vote.social_task_id.clone();
         let task = self.tasks.get(&task_id).await?.ok_or(VotingError::UnknownTask)?;
         check_status(&task)?;
-        check_deadline(&task, self.clock.now())?;
+        // The task's options, read once for this vote.
+        let options = task.options();
+        let deadline = options.deadline_at(task.start_time);
+        check_deadline(deadline, self.clock.now())?;
         if task.is_private() && !task.org_ids.contains(&vote.submitter_subject_id) {
             return Err(self.refusal(&vote, VotingError::NotAMember).await);
         }
@@ -108,10 +111,10 @@ impl VoteIntake {
             }
         }
         vote.qualified = self.pre_qualify(&task, &vote).await?;
-        vote.weight = self.weigh(&task, &vote).await?;
+        vote.weight = self.weigh(&task, &options, &vote).await?;
         vote.submission_time = self.clock.now();
         // The PQT may have run past the deadline: a vote stored is received before it.
-        check_deadline(&task, vote.submission_time)?;
+        check_deadline(deadline, vote.submission_time)?;
         // The task's count as this vote's write left it, when the write filled its shard (only
         // then can it have reached the threshold).
         let counted = if vote.qualified {
@@ -225,8 +228,7 @@ impl VoteIntake {
     /// (1 when not named), or what the `weights` function answers (`{"weight": w}`, a positive
     /// finite number; a hook failure or another answer weighs 1, logged). `None` for an
     /// unweighted task: its votes are stored as the spec has them.
-    async fn weigh(&self, task: &SocialTaskCoreData, vote: &Vote) -> Result<Option<f64>, VotingError> {
-        let options = task.options();
+    async fn weigh(&self, task: &SocialTaskCoreData, options: &VotingOptions, vote: &Vote) -> Result<Option<f64>, VotingError> {
         match &options.weights {
             None => Ok(None),
             Some(Weights::Voters(_)) => Ok(options.mapped_weight(&vote.submitter_subject_id)),
@@ -328,10 +330,10 @@ fn check_status(task: &SocialTaskCoreData) -> Result<(), VotingError> {
     }
 }
 
-/// Votes are taken only before the task's deadline, if it has one: at and after it,
+/// Votes are taken only before the task's `deadline`, if it has one: at and after it,
 /// the task is evaluated with the votes on file.
-fn check_deadline(task: &SocialTaskCoreData, now: chrono::DateTime<chrono::Utc>) -> Result<(), VotingError> {
-    match task.options().deadline_at(task.start_time) {
+fn check_deadline(deadline: Option<chrono::DateTime<chrono::Utc>>, now: chrono::DateTime<chrono::Utc>) -> Result<(), VotingError> {
+    match deadline {
         Some(deadline) if deadline <= now => Err(VotingError::DeadlinePassed(agora_voting_schema::time::format_datetime(&deadline))),
         _ => Ok(()),
     }
