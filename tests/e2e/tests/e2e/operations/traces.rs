@@ -98,12 +98,15 @@ async fn a_bid_is_one_trace_from_its_request_across_two_queues_to_its_bid_winner
         delegate.received("/api/submit-and-wait").into_iter().find(|c| c.json["task_data"]["event_type"] == json!("bid_request"));
     assert!(request_call.is_some_and(|c| c.headers.get(HEADER).is_some_and(|t| *t != trace)), "the bid_request is in the create's trace");
 
-    let logs = server.lines();
+    // The delivery logs its end after the delegate has answered: wait for it to be written.
+    let delivered = |logs: &[Value]| in_trace(logs, &trace).iter().any(|l| span_field(l, "queue") == Some(&json!("orcade-delivery")));
+    let logs = wait_until("the delivery of the bid_winner in the bid's trace", SOON, || async {
+        let logs = server.lines();
+        delivered(&logs).then_some(logs)
+    })
+    .await;
     assert_one_trace_across(&logs, &trace, &format!("/bid-jobs/{id}/bids"), "orcade-evaluation", &id);
-    assert!(
-        in_trace(&logs, &trace).iter().any(|l| span_field(l, "queue") == Some(&json!("orcade-delivery"))),
-        "the delivery of the bid_winner is in the bid's trace"
-    );
+    assert!(delivered(&logs), "the delivery of the bid_winner is in the bid's trace");
     assert_every_line_traced(&logs, "bid_job_id", &id);
 }
 
